@@ -1,0 +1,48 @@
+/** Help texts for `gw --help` and `gw <command> --help`. */
+import { VERSION } from "../version.ts";
+
+export const COMMANDS = {
+  serve: "Run the gateway: connectors, store, HTTP API, webhooks.",
+  receiver: "Run the webhook receiver that starts one agent run per message.",
+  mcp: "Serve the four agent tools over MCP stdio.",
+  doctor: "Check permissions, paths, tokens and the allowlist, and say what to fix.",
+  demo: "Run a playground with a simulated iMessage database; works on any machine.",
+} as const;
+
+export type CommandName = keyof typeof COMMANDS;
+
+export function mainHelp(): string {
+  const rows = Object.entries(COMMANDS).map(([name, text]) => `  ${name.padEnd(10)}${text}`);
+  return [
+    `gw ${VERSION} — a local gateway between messaging platforms and software agents`,
+    "",
+    "Usage: gw <command> [--help]",
+    "",
+    "Commands:",
+    ...rows,
+    "",
+    "Options:",
+    "  --version   Print the version.",
+    "  --help      Print this help, or a command's help after its name.",
+    "",
+    "Configuration is read from GW_ environment variables; see the README's table.",
+    "Exit status: 0 clean stop, 2 configuration error, 1 anything else.",
+    "",
+  ].join("\n");
+}
+
+const DETAILS: Record<CommandName, string> = {
+  serve: [
+    "Requires GW_BEARER_TOKEN. Listens on GW_BIND_HOST:GW_BIND_PORT (127.0.0.1:8080).",
+    "SIGHUP reloads the allowlist; SIGINT/SIGTERM stop in order.",
+  ].join("\n"),
+  receiver:
+    "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET. Listens on GW_RECEIVER_BIND_HOST:GW_RECEIVER_BIND_PORT.",
+  mcp: "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
+  doctor: "Reads the same GW_ variables as serve and reports each check with its fix.",
+  demo: "Starts the real service on a temporary data dir and prints a token and curl examples.",
+};
+
+export function commandHelp(name: CommandName): string {
+  return `gw ${name} — ${COMMANDS[name]}\n\n${DETAILS[name]}\n`;
+}

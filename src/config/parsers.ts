@@ -1,0 +1,116 @@
+/**
+ * Value parsers for settings. Each returns the parsed value or throws SettingError, whose message
+ * says what is wrong and how to fix it; the loader adds the variable name. Pure.
+ */
+import { isAbsolute } from "node:path";
+import { type HostInfo, resolvePath } from "./paths.ts";
+
+export class SettingError extends Error {
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(problem);
+  }
+}
+
+export type Parser<T> = (raw: string, host: HostInfo) => T;
+
+export const text: Parser<string> = (raw) => raw;
+
+export const hostName: Parser<string> = (raw) => {
+  if (/\s|\//.test(raw)) throw new SettingError("is not a host name or address", "use e.g. 127.0.0.1");
+  return raw;
+};
+
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
+  return (raw) => {
+    if (!/^[+-]?\d+$/.test(raw.trim())) throw new SettingError("is not a whole number", rangeFix(min, max));
+    const n = Number(raw);
+    if (n < min || n > max) throw new SettingError(`is out of range`, rangeFix(min, max));
+    return n;
+  };
+}
+
+export const port: Parser<number> = (raw, host) => {
+  try {
+    return integer(0, 65535)(raw, host);
+  } catch {
+    throw new SettingError("is not a port number", "use a whole number from 0 to 65535");
+  }
+};
+
+/** A finite number strictly greater than zero (decimals allowed). */
+export const positiveNumber: Parser<number> = (raw) => {
+  const n = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(n))
+    throw new SettingError("is not a number", "use a positive number such as 1 or 0.5");
+  if (n <= 0) throw new SettingError("must be greater than zero", "use a positive number such as 1 or 0.5");
+  return n;
+};
+
+export const flag: Parser<boolean> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (v === "1" || v === "true") return true;
+  if (v === "0" || v === "false") return false;
+  throw new SettingError("is not 0 or 1", "use 1 to turn it on or 0 to turn it off");
+};
+
+export const httpUrl: Parser<string> = (raw) => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingError("is not a URL", "use an absolute http:// or https:// URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new SettingError("is not an http(s) URL", "use an absolute http:// or https:// URL");
+  }
+  return raw.replace(/\/+$/, "");
+};
+
+export const path: Parser<string> = (raw, host) => {
+  if (raw.includes("\0")) throw new SettingError("contains a NUL byte", "use a plain file path");
+  return resolvePath(raw, host);
+};
+
+export const absoluteDirList: Parser<string[]> = (raw) => {
+  const dirs = raw.split(":").filter((d) => d !== "");
+  const bad = dirs.find((d) => !isAbsolute(d) || d.includes("\0"));
+  if (bad !== undefined || dirs.length === 0) {
+    throw new SettingError(
+      `has a relative or empty entry${bad ? ` (${bad})` : ""}`,
+      "list absolute directories separated by ':'",
+    );
+  }
+  return dirs;
+};
+
+export function integerList(count: number, min: number): Parser<number[]> {
+  return (raw, host) => {
+    const parts = raw.split(",").map((p) => p.trim());
+    const fix = `list exactly ${count} whole numbers of milliseconds separated by commas, e.g. 5000,30000,120000,600000`;
+    if (parts.length !== count) throw new SettingError(`has ${parts.length} values, not ${count}`, fix);
+    return parts.map((p) => {
+      try {
+        return integer(min)(p, host);
+      } catch {
+        throw new SettingError(`has a value that is not a whole number ≥ ${min} (${p})`, fix);
+      }
+    });
+  };
+}
+
+export function oneOf<const T extends string>(values: readonly T[]): Parser<T> {
+  return (raw) => {
+    const v = raw.trim().toLowerCase();
+    if ((values as readonly string[]).includes(v)) return v as T;
+    throw new SettingError("is not an accepted value", `use one of ${values.join(", ")}`);
+  };
+}
+
+function rangeFix(min: number, max: number): string {
+  return max === Number.MAX_SAFE_INTEGER
+    ? `use a whole number ≥ ${min}`
+    : `use a whole number from ${min} to ${max}`;
+}

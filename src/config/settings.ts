@@ -1,0 +1,303 @@
+/**
+ * Every setting gw reads: the spec's table plus decisions.md, one row each. The row names the
+ * variable, what it does, which faces use it, its default and its parser. Config (the parsed
+ * result) is derived from this table, so adding a row adds a typed field.
+ */
+import { join } from "node:path";
+import * as p from "./parsers.ts";
+import type { DefaultDirs, HostInfo } from "./paths.ts";
+
+type Face = "serve" | "receiver" | "mcp";
+
+interface Setting<T> {
+  env: `GW_${string}`;
+  faces: readonly Face[];
+  doc: string;
+  /** How the default reads in the README. */
+  defaultText: string;
+  fallback: (dirs: DefaultDirs, host: HostInfo) => T;
+  parse: p.Parser<T>;
+  /** Never printed: redacted in logs and in `gw doctor`. */
+  secret?: boolean;
+}
+
+const setting = <T>(s: Setting<T>) => s;
+const none = () => null;
+const value =
+  <T>(v: T) =>
+  () =>
+    v;
+
+export const SETTINGS = {
+  bearerToken: setting<string | null>({
+    env: "GW_BEARER_TOKEN",
+    faces: ["serve", "receiver", "mcp"],
+    doc: "Bearer token every HTTP route requires. Required; use ≥ 32 random bytes (`openssl rand -hex 32`).",
+    defaultText: "required",
+    fallback: none,
+    parse: p.text,
+    secret: true,
+  }),
+  bindHost: setting({
+    env: "GW_BIND_HOST",
+    faces: ["serve"],
+    doc: "Address the service listens on.",
+    defaultText: "`127.0.0.1`",
+    fallback: value("127.0.0.1"),
+    parse: p.hostName,
+  }),
+  bindPort: setting({
+    env: "GW_BIND_PORT",
+    faces: ["serve"],
+    doc: "Port the service listens on (0 picks a free one and logs it).",
+    defaultText: "`8080`",
+    fallback: value(8080),
+    parse: p.port,
+  }),
+  dbPath: setting({
+    env: "GW_DB_PATH",
+    faces: ["serve"],
+    doc: "State database (SQLite, created 0600).",
+    defaultText: "`<data dir>/gw.db`",
+    fallback: (d) => join(d.dataDir, "gw.db"),
+    parse: p.path,
+  }),
+  attachmentDir: setting({
+    env: "GW_ATTACHMENT_DIR",
+    faces: ["serve"],
+    doc: "Directory of re-hosted attachment bytes (0700).",
+    defaultText: "`<data dir>/attachments`",
+    fallback: (d) => join(d.dataDir, "attachments"),
+    parse: p.path,
+  }),
+  logDir: setting({
+    env: "GW_LOG_DIR",
+    faces: ["serve", "receiver", "mcp"],
+    doc: "Directory of the JSON log file `gw.log`.",
+    defaultText: "`~/Library/Logs/gw` (macOS), `~/.local/state/gw/logs`",
+    fallback: (d) => d.logDir,
+    parse: p.path,
+  }),
+  logLevel: setting({
+    env: "GW_LOG_LEVEL",
+    faces: ["serve", "receiver", "mcp"],
+    doc: "Log level: trace, debug, info, warn, error. Message text is logged only at debug.",
+    defaultText: "`info`",
+    fallback: value("info" as const),
+    parse: p.oneOf(["trace", "debug", "info", "warn", "error"] as const),
+  }),
+  allowlistPath: setting({
+    env: "GW_ALLOWLIST_PATH",
+    faces: ["serve"],
+    doc: "Allowlist TOML file; reloaded on SIGHUP. Missing = everyone quarantined.",
+    defaultText: "`<config dir>/allowlist.toml`",
+    fallback: (d) => join(d.configDir, "allowlist.toml"),
+    parse: p.path,
+  }),
+  webhookUrl: setting<string | null>({
+    env: "GW_WEBHOOK_URL",
+    faces: ["serve"],
+    doc: "Target of signed webhooks for allowlisted inbound messages. Unset = no webhooks.",
+    defaultText: "unset",
+    fallback: none,
+    parse: p.httpUrl,
+  }),
+  webhookSecret: setting<string | null>({
+    env: "GW_WEBHOOK_SECRET",
+    faces: ["serve", "receiver"],
+    doc: "HMAC-SHA256 secret shared by service and receiver. Required with GW_WEBHOOK_URL and for the receiver.",
+    defaultText: "unset",
+    fallback: none,
+    parse: p.text,
+    secret: true,
+  }),
+  webhookRetryDelaysMs: setting({
+    env: "GW_WEBHOOK_RETRY_DELAYS_MS",
+    faces: ["serve"],
+    doc: "The 4 waits between the 5 webhook attempts, each with ±20 % jitter.",
+    defaultText: "`5000,30000,120000,600000`",
+    fallback: value([5000, 30000, 120000, 600000]),
+    parse: p.integerList(4, 0),
+  }),
+  webhookTimeoutMs: setting({
+    env: "GW_WEBHOOK_TIMEOUT_MS",
+    faces: ["serve"],
+    doc: "Per-attempt webhook timeout; a timeout counts as a connection failure.",
+    defaultText: "`15000`",
+    fallback: value(15000),
+    parse: p.integer(1),
+  }),
+  communityBotToken: setting<string | null>({
+    env: "GW_COMMUNITY_BOT_TOKEN",
+    faces: ["serve"],
+    doc: "Discord bot token. Unset = the community-chat connector is disabled.",
+    defaultText: "unset",
+    fallback: none,
+    parse: p.text,
+    secret: true,
+  }),
+  communityApiUrl: setting({
+    env: "GW_COMMUNITY_API_URL",
+    faces: ["serve"],
+    doc: "Discord REST base (the client adds `/v10`); tests point it at a fake server.",
+    defaultText: "`https://discord.com/api`",
+    fallback: value("https://discord.com/api"),
+    parse: p.httpUrl,
+  }),
+  chatDbPath: setting({
+    env: "GW_CHAT_DB_PATH",
+    faces: ["serve"],
+    doc: "macOS Messages database, opened read-only.",
+    defaultText: "`~/Library/Messages/chat.db`",
+    fallback: (_d, h) => join(h.homeDir, "Library/Messages/chat.db"),
+    parse: p.path,
+  }),
+  devicePollIntervalMs: setting({
+    env: "GW_DEVICE_POLL_INTERVAL_MS",
+    faces: ["serve"],
+    doc: "Fallback chat.db poll period; file-change notifications make pick-up faster.",
+    defaultText: "`1000`",
+    fallback: value(1000),
+    parse: p.integer(10),
+  }),
+  osascriptPath: setting({
+    env: "GW_OSASCRIPT_PATH",
+    faces: ["serve"],
+    doc: "Program that runs AppleScript for iMessage sends.",
+    defaultText: "`/usr/bin/osascript`",
+    fallback: value("/usr/bin/osascript"),
+    parse: p.path,
+  }),
+  attachmentRetentionDays: setting({
+    env: "GW_ATTACHMENT_RETENTION_DAYS",
+    faces: ["serve"],
+    doc: "Days after which stored attachment bytes are deleted (the record stays). Decimals allowed.",
+    defaultText: "`30`",
+    fallback: value(30),
+    parse: p.positiveNumber,
+  }),
+  attachmentMaxBytes: setting({
+    env: "GW_ATTACHMENT_MAX_BYTES",
+    faces: ["serve"],
+    doc: "Larger inbound attachments are not re-hosted (warning; the envelope is delivered without them).",
+    defaultText: "`104857600`",
+    fallback: value(104_857_600),
+    parse: p.integer(0),
+  }),
+  rateLimitPerChannelRps: setting({
+    env: "GW_RATE_LIMIT_PER_CHANNEL_RPS",
+    faces: ["serve"],
+    doc: "Send-rate token refill per channel, per second (decimals allowed).",
+    defaultText: "`1`",
+    fallback: value(1),
+    parse: p.positiveNumber,
+  }),
+  rateLimitBurst: setting({
+    env: "GW_RATE_LIMIT_BURST",
+    faces: ["serve"],
+    doc: "Send-rate bucket capacity per channel.",
+    defaultText: "`5`",
+    fallback: value(5),
+    parse: p.integer(1),
+  }),
+  idempotencyTtlHours: setting({
+    env: "GW_IDEMPOTENCY_TTL_HOURS",
+    faces: ["serve"],
+    doc: "How long an `Idempotency-Key` is remembered.",
+    defaultText: "`24`",
+    fallback: value(24),
+    parse: p.positiveNumber,
+  }),
+  sendPathRoots: setting<string[] | null>({
+    env: "GW_SEND_PATH_ROOTS",
+    faces: ["serve"],
+    doc: "If set (`:`-separated absolute dirs), `path` attachments must resolve inside one of them.",
+    defaultText: "unset",
+    fallback: none,
+    parse: p.absoluteDirList,
+  }),
+  agentId: setting<string | null>({
+    env: "GW_AGENT_ID",
+    faces: ["receiver", "mcp"],
+    doc: "Agent identity sent as `X-Agent-ID` (keys the read cursor). The receiver uses `gw-receiver` when unset.",
+    defaultText: "unset (receiver: `gw-receiver`)",
+    fallback: none,
+    parse: p.text,
+  }),
+  baseUrl: setting({
+    env: "GW_BASE_URL",
+    faces: ["receiver", "mcp"],
+    doc: "Service address used by `gw mcp` and the receiver.",
+    defaultText: "`http://127.0.0.1:8080`",
+    fallback: value("http://127.0.0.1:8080"),
+    parse: p.httpUrl,
+  }),
+  receiverBindHost: setting({
+    env: "GW_RECEIVER_BIND_HOST",
+    faces: ["receiver"],
+    doc: "Address the webhook receiver listens on.",
+    defaultText: "`127.0.0.1`",
+    fallback: value("127.0.0.1"),
+    parse: p.hostName,
+  }),
+  receiverBindPort: setting({
+    env: "GW_RECEIVER_BIND_PORT",
+    faces: ["receiver"],
+    doc: "Port the webhook receiver listens on.",
+    defaultText: "`8090`",
+    fallback: value(8090),
+    parse: p.port,
+  }),
+  receiverAgentBin: setting({
+    env: "GW_RECEIVER_AGENT_BIN",
+    faces: ["receiver"],
+    doc: "Agent command-line program the receiver runs once per message.",
+    defaultText: "`claude`",
+    fallback: value("claude"),
+    parse: p.text,
+  }),
+  receiverAgentPromptFile: setting({
+    env: "GW_RECEIVER_AGENT_PROMPT_FILE",
+    faces: ["receiver"],
+    doc: "System prompt read on every run; a bundled default is used when the file is missing.",
+    defaultText: "`<config dir>/receiver-prompt.md`",
+    fallback: (d) => join(d.configDir, "receiver-prompt.md"),
+    parse: p.path,
+  }),
+  receiverAgentTimeoutSeconds: setting({
+    env: "GW_RECEIVER_AGENT_TIMEOUT_SECONDS",
+    faces: ["receiver"],
+    doc: "Wall-clock budget of one agent run.",
+    defaultText: "`300`",
+    fallback: value(300),
+    parse: p.positiveNumber,
+  }),
+  receiverIdleWorkerTtlSeconds: setting({
+    env: "GW_RECEIVER_IDLE_WORKER_TTL_SECONDS",
+    faces: ["receiver"],
+    doc: "Idle time after which a per-channel worker is evicted.",
+    defaultText: "`300`",
+    fallback: value(300),
+    parse: p.positiveNumber,
+  }),
+  receiverDangerous: setting({
+    env: "GW_RECEIVER_DANGEROUS",
+    faces: ["receiver"],
+    doc: "1 replaces the four-tool restriction with the agent's permission-skipping mode.",
+    defaultText: "`0`",
+    fallback: value(false),
+    parse: p.flag,
+  }),
+  receiverSeenCapacity: setting({
+    env: "GW_RECEIVER_SEEN_CAPACITY",
+    faces: ["receiver"],
+    doc: "Size of the receiver's seen-delivery set.",
+    defaultText: "`10000`",
+    fallback: value(10_000),
+    parse: p.integer(1),
+  }),
+};
+
+export type SettingKey = keyof typeof SETTINGS;
+type ValueOf<S> = S extends Setting<infer T> ? T : never;
+export type Config = { readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> };

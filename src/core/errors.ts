@@ -1,0 +1,57 @@
+/**
+ * The one error type and the one code table. Every failure that reaches a client is an AppError;
+ * its HTTP status comes from ERROR_STATUS and nowhere else. Foreign errors are wrapped at the
+ * boundary with their cause kept (never shown to clients).
+ */
+
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  AGENT_ID_REQUIRED: 400,
+  VALIDATION_FAILED: 422,
+  IDEMPOTENCY_KEY_REUSE: 422,
+  RATE_LIMITED: 429,
+  MESSAGE_NOT_FOUND: 404,
+  CHANNEL_NOT_FOUND: 404,
+  ATTACHMENT_TOO_LARGE_FOR_PLATFORM: 413,
+  PLATFORM_AUTH: 502,
+  PLATFORM_SEND_FAILED: 502,
+  INTERNAL_ERROR: 500,
+  /** Not in the spec's table: a path or method the API does not have (e.g. POST /typing). */
+  NOT_FOUND: 404,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details: Record<string, unknown> };
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  /** Overrides the table's status where the spec picks per route (VALIDATION_FAILED: 400 or 422). */
+  readonly status: number;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options: { cause?: unknown; status?: number } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+    this.status = options.status ?? ERROR_STATUS[code];
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+}
+
+/** Wraps anything thrown into an AppError; an AppError passes through unchanged. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return new AppError("INTERNAL_ERROR", "Internal error.", {}, { cause: err });
+}

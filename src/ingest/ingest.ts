@@ -1,0 +1,153 @@
+/**
+ * The single entry every connector calls with normalised messages. One batch is one IMMEDIATE
+ * transaction that, per message: dedupes on (source, platform id) — a repeat is a no-op —, classifies
+ * the sender against the live allowlist, inserts the message and its attachment records, records the
+ * channel as observed, writes a `pending` webhook delivery when the message is allowed and webhooks are
+ * on; and then advances the connector's cursor. A crash at any instant leaves all of it or none of it,
+ * so a connector that re-reads from its stored cursor can never lose or duplicate a message.
+ * Attachment bytes are staged (written under their attachment id) before the call; staged files of a
+ * duplicate or a failed batch are removed here.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Allowlist } from "../allowlist/parse.ts";
+import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/envelope.ts";
+import type { IdFactory } from "../core/ids.ts";
+import type { Clock, Logger } from "../core/ports.ts";
+import type { Store } from "../store/store.ts";
+
+export interface StagedAttachment {
+  id: string;
+  mime: string;
+  sizeBytes: number;
+  /** File inside the attachment directory holding the bytes; null when they could not be re-hosted. */
+  fileName: string | null;
+  platformRef: string | null;
+}
+
+export interface NormalizedMessage {
+  source: Source;
+  /** The platform's own id (chat.db GUID, Discord snowflake): the dedupe key. */
+  platformId: string;
+  channel: { id: string; type: ChannelType; platformRef: string };
+  sender: { id: string; displayName: string };
+  text: string;
+  replyToPlatformId: string | null;
+  timestampMs: number;
+  attachments: readonly StagedAttachment[];
+  raw: Record<string, unknown>;
+  /** `outbound` for the owner's own messages typed outside gw: stored for context, never pushed. */
+  direction: Direction;
+}
+
+export interface IngestBatch {
+  source: Source;
+  messages: readonly NormalizedMessage[];
+  /** The connector position after this batch; null leaves the cursor as it is. */
+  cursor: string | null;
+}
+
+export type IngestOutcome =
+  | { status: "stored"; id: string; allowlistStatus: AllowlistStatus; deliveryId: string | null }
+  | { status: "duplicate"; id: string };
+
+export interface IngestDeps {
+  store: Store;
+  allowlist: () => Allowlist;
+  ids: IdFactory;
+  clock: Clock;
+  webhooksEnabled: boolean;
+  attachmentDir: string;
+  log: Logger;
+}
+
+export type Ingest = (batch: IngestBatch) => IngestOutcome[];
+
+export function createIngest(deps: IngestDeps): Ingest {
+  const { store, ids, clock, log } = deps;
+
+  const storeOne = (m: NormalizedMessage, allowlist: Allowlist, now: number): IngestOutcome => {
+    const existing = store.messages.idByPlatformId(m.source, m.platformId);
+    if (existing) return { status: "duplicate", id: existing };
+
+    const entry = m.direction === "inbound" ? allowlist.lookup(m.source, m.sender.id) : null;
+    const status: AllowlistStatus = m.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";
+    const id = ids.message();
+    store.messages.insert({
+      id,
+      source: m.source,
+      platform_id: m.platformId,
+      channel_id: m.channel.id,
+      channel_type: m.channel.type,
+      sender_id: m.sender.id,
+      sender_name: entry?.display_name ?? m.sender.displayName,
+      person_id: entry?.person_id ?? null,
+      text: m.text,
+      reply_to: m.replyToPlatformId ? store.messages.idByPlatformId(m.source, m.replyToPlatformId) : null,
+      message_ts: m.timestampMs,
+      direction: m.direction,
+      allowlist_status: status,
+      raw: JSON.stringify(m.raw),
+      created_at: now,
+    });
+    for (const a of m.attachments) {
+      store.attachments.insert({
+        id: a.id,
+        message_id: id,
+        mime: a.mime,
+        size_bytes: a.sizeBytes,
+        file_name: a.fileName,
+        platform_ref: a.platformRef,
+        created_at: now,
+      });
+    }
+    if (m.direction === "inbound") store.channels.observeInbound({ ...m.channel, source: m.source }, now);
+    let deliveryId: string | null = null;
+    if (status === "allowed") {
+      store.reads.lowerFloors(m.timestampMs, id);
+      if (deps.webhooksEnabled) {
+        deliveryId = ids.delivery();
+        store.deliveries.insertPending(deliveryId, id, m.channel.id, now);
+      }
+    }
+    return { status: "stored", id, allowlistStatus: status, deliveryId };
+  };
+
+  const run = (batch: IngestBatch): IngestOutcome[] =>
+    store.db
+      .transaction(() => {
+        const now = clock.now();
+        const allowlist = deps.allowlist();
+        const outcomes = batch.messages.map((m) => {
+          if (m.source !== batch.source)
+            throw new Error(`batch for ${batch.source} holds a ${m.source} message`);
+          return storeOne(m, allowlist, now);
+        });
+        if (batch.cursor !== null) store.cursors.set(batch.source, batch.cursor, now);
+        return outcomes;
+      })
+      .immediate();
+
+  const discard = (messages: readonly NormalizedMessage[]) => {
+    for (const m of messages) {
+      for (const a of m.attachments)
+        if (a.fileName) rmSync(join(deps.attachmentDir, a.fileName), { force: true });
+    }
+  };
+
+  return (batch) => {
+    let outcomes: IngestOutcome[];
+    try {
+      outcomes = run(batch);
+    } catch (err) {
+      discard(batch.messages);
+      throw err;
+    }
+    discard(batch.messages.filter((_, i) => outcomes[i]?.status === "duplicate"));
+    for (const o of outcomes) {
+      if (o.status === "stored")
+        log.debug({ id: o.id, status: o.allowlistStatus, source: batch.source }, "message stored");
+    }
+    return outcomes;
+  };
+}

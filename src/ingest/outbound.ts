@@ -1,0 +1,45 @@
+/**
+ * Outbound records: every message sent through gw is stored as one `outbound` row (never pushed,
+ * never unread, visible in context), whatever the platform needed to carry it. The platform id is
+ * linked when the platform confirms the send, so the connector's later sight of the same message
+ * dedupes onto this row instead of creating a second one.
+ */
+import type { ChannelType, Source } from "../core/envelope.ts";
+import type { IdFactory } from "../core/ids.ts";
+import type { Clock } from "../core/ports.ts";
+import type { Store } from "../store/store.ts";
+
+export interface OutboundRecord {
+  source: Source;
+  channel: { id: string; type: ChannelType };
+  sender: { id: string; displayName: string };
+  text: string;
+  replyTo: string | null;
+  platformId: string | null;
+  raw: Record<string, unknown>;
+}
+
+export function createOutboundRecorder(deps: { store: Store; ids: IdFactory; clock: Clock }) {
+  return (r: OutboundRecord): { id: string; sentAtMs: number } => {
+    const id = deps.ids.message();
+    const now = deps.clock.now();
+    deps.store.messages.insert({
+      id,
+      source: r.source,
+      platform_id: r.platformId,
+      channel_id: r.channel.id,
+      channel_type: r.channel.type,
+      sender_id: r.sender.id,
+      sender_name: r.sender.displayName,
+      person_id: null,
+      text: r.text,
+      reply_to: r.replyTo,
+      message_ts: now,
+      direction: "outbound",
+      allowlist_status: "outbound",
+      raw: JSON.stringify(r.raw),
+      created_at: now,
+    });
+    return { id, sentAtMs: now };
+  };
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bun
+/**
+ * gw entry: argv -> command. The only place that reads the real process (env, argv, home) and calls
+ * process.exit. Exit codes: 0 clean stop, 2 configuration error, 1 anything else.
+ */
+import { homedir } from "node:os";
+import { type CommandContext, CommandError, EXIT_FAILURE, EXIT_OK } from "./commands/exit.ts";
+import { COMMANDS, type CommandName, commandHelp, mainHelp } from "./commands/help.ts";
+import { serve } from "./commands/serve.ts";
+import { VERSION } from "./version.ts";
+
+type Runner = (ctx: CommandContext) => Promise<number>;
+
+const notYet =
+  (name: CommandName, lands: string): Runner =>
+  async () => {
+    throw new CommandError(`gw ${name} is not available in this version yet; it lands with ${lands}.`);
+  };
+
+const RUNNERS: Record<CommandName, Runner> = {
+  serve,
+  receiver: notYet("receiver", "the webhook receiver issue"),
+  mcp: notYet("mcp", "the MCP issue"),
+  doctor: notYet("doctor", "the device-messenger issue"),
+  demo: notYet("demo", "the device-messenger issue"),
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  const ctx: CommandContext = {
+    argv,
+    env: process.env,
+    platform: process.platform,
+    homeDir: homedir(),
+    cwd: process.cwd(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+  const [first, ...rest] = argv;
+  if (first === "--version" || first === "-v" || first === "version") {
+    ctx.stdout.write(`gw ${VERSION}\n`);
+    return EXIT_OK;
+  }
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    ctx.stdout.write(mainHelp());
+    return EXIT_OK;
+  }
+  if (!(first in COMMANDS)) {
+    ctx.stderr.write(`gw: unknown command "${first}"\n\n${mainHelp()}`);
+    return EXIT_FAILURE;
+  }
+  const name = first as CommandName;
+  if (rest.includes("--help") || rest.includes("-h")) {
+    ctx.stdout.write(commandHelp(name));
+    return EXIT_OK;
+  }
+  return await RUNNERS[name]({ ...ctx, argv: rest });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof CommandError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(err.exitCode);
+    }
+    process.stderr.write(
+      `gw: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(EXIT_FAILURE);
+  },
+);

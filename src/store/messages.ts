@@ -1,0 +1,90 @@
+/**
+ * Message rows: insert, look up, context window and quarantine listing. Rows are never deleted and
+ * their visibility (`allowlist_status`) never changes after insert. Statements are prepared once.
+ * The per-agent unread query lives in reads.ts because it is defined by read marks.
+ */
+import type { Database } from "bun:sqlite";
+import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/envelope.ts";
+
+export type MessageRow = {
+  id: string;
+  source: Source;
+  platform_id: string | null;
+  channel_id: string;
+  channel_type: ChannelType;
+  sender_id: string;
+  sender_name: string;
+  person_id: string | null;
+  text: string;
+  reply_to: string | null;
+  message_ts: number;
+  direction: Direction;
+  allowlist_status: AllowlistStatus;
+  raw: string;
+  created_at: number;
+};
+
+export const CONTEXT_BEFORE_SQL = `
+  SELECT * FROM messages INDEXED BY messages_channel_ts
+  WHERE channel_id = ?1 AND (message_ts, id) < (?2, ?3) AND allowlist_status IN ('allowed', 'outbound')
+  ORDER BY message_ts DESC, id DESC LIMIT ?4`;
+
+export const CONTEXT_AFTER_SQL = `
+  SELECT * FROM messages INDEXED BY messages_channel_ts
+  WHERE channel_id = ?1 AND (message_ts, id) > (?2, ?3) AND allowlist_status IN ('allowed', 'outbound')
+  ORDER BY message_ts ASC, id ASC LIMIT ?4`;
+
+export const QUARANTINE_SQL = `
+  SELECT * FROM messages INDEXED BY messages_status_ts
+  WHERE allowlist_status = 'unknown' AND message_ts > ?1
+  ORDER BY message_ts DESC, id DESC LIMIT ?2`;
+
+/** Lowest possible `since`: every stored timestamp is above it. */
+export const BEFORE_ALL_TIME = -8.64e15;
+
+export function createMessageStore(db: Database) {
+  const insert = db.prepare(
+    `INSERT INTO messages (id, source, platform_id, channel_id, channel_type, sender_id, sender_name, person_id,
+       text, reply_to, message_ts, direction, allowlist_status, raw, created_at)
+     VALUES ($id, $source, $platform_id, $channel_id, $channel_type, $sender_id, $sender_name, $person_id,
+       $text, $reply_to, $message_ts, $direction, $allowlist_status, $raw, $created_at)`,
+  );
+  const byId = db.prepare<MessageRow, [string]>("SELECT * FROM messages WHERE id = ?1");
+  const byPlatform = db.prepare<{ id: string }, [string, string]>(
+    "SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2",
+  );
+  const before = db.prepare<MessageRow, [string, number, string, number]>(CONTEXT_BEFORE_SQL);
+  const after = db.prepare<MessageRow, [string, number, string, number]>(CONTEXT_AFTER_SQL);
+  const quarantined = db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL);
+  const setPlatform = db.prepare<unknown, [string, string]>(
+    "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
+  );
+
+  return {
+    insert(row: MessageRow): void {
+      insert.run(row);
+    },
+    get(id: string): MessageRow | null {
+      return byId.get(id);
+    },
+    idByPlatformId(source: Source, platformId: string): string | null {
+      return byPlatform.get(source, platformId)?.id ?? null;
+    },
+    /** Links an outbound record to the platform's id for it once the platform confirms the send. */
+    linkPlatformId(id: string, platformId: string): boolean {
+      return setPlatform.run(id, platformId).changes === 1;
+    },
+    /** Up to `nBefore` older and `nAfter` newer visible neighbours in the same channel, chronological. */
+    context(target: MessageRow, nBefore: number, nAfter: number): MessageRow[] {
+      const older = nBefore > 0 ? before.all(target.channel_id, target.message_ts, target.id, nBefore) : [];
+      const newer = nAfter > 0 ? after.all(target.channel_id, target.message_ts, target.id, nAfter) : [];
+      return [...older.reverse(), target, ...newer];
+    },
+    /** Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`. */
+    quarantine(sinceMs: number | null, limit: number): MessageRow[] {
+      return quarantined.all(sinceMs ?? BEFORE_ALL_TIME, limit);
+    },
+  };
+}
+
+export type MessageStore = ReturnType<typeof createMessageStore>;

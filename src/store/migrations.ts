@@ -1,0 +1,107 @@
+/**
+ * Versioned schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
+ * records the last one applied. Never edit a released migration: append a new one.
+ *
+ * Times are epoch milliseconds (INTEGER). Message order everywhere is (message_ts, id): ids are
+ * monotonic ULIDs, so ties resolve in arrival order. The indexes serve the hot queries in
+ * messages.ts, reads.ts and deliveries.ts; test/integration/store-plans.test.ts pins their plans.
+ */
+
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE messages (
+    id                TEXT PRIMARY KEY,
+    source            TEXT NOT NULL CHECK (source IN ('device_messenger', 'community_chat')),
+    platform_id       TEXT,
+    channel_id        TEXT NOT NULL,
+    channel_type      TEXT NOT NULL CHECK (channel_type IN ('dm', 'group')),
+    sender_id         TEXT NOT NULL,
+    sender_name       TEXT NOT NULL,
+    person_id         TEXT,
+    text              TEXT NOT NULL,
+    reply_to          TEXT REFERENCES messages(id),
+    message_ts        INTEGER NOT NULL,
+    direction         TEXT NOT NULL CHECK (direction IN ('inbound', 'outbound')),
+    allowlist_status  TEXT NOT NULL CHECK (allowlist_status IN ('allowed', 'unknown', 'outbound')),
+    raw               TEXT NOT NULL DEFAULT '{}',
+    created_at        INTEGER NOT NULL,
+    CHECK ((direction = 'outbound') = (allowlist_status = 'outbound'))
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX messages_platform ON messages (source, platform_id) WHERE platform_id IS NOT NULL;
+  CREATE INDEX messages_status_ts ON messages (allowlist_status, message_ts, id);
+  CREATE INDEX messages_channel_ts ON messages (channel_id, message_ts, id);
+
+  CREATE TABLE channels (
+    id                TEXT PRIMARY KEY,
+    source            TEXT NOT NULL,
+    channel_type      TEXT NOT NULL CHECK (channel_type IN ('dm', 'group')),
+    platform_ref      TEXT NOT NULL,
+    first_inbound_at  INTEGER NOT NULL,
+    last_inbound_at   INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE read_marks (
+    message_id  TEXT NOT NULL REFERENCES messages(id),
+    agent_id    TEXT NOT NULL,
+    read_at     INTEGER NOT NULL,
+    PRIMARY KEY (message_id, agent_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE read_floors (
+    agent_id    TEXT PRIMARY KEY,
+    message_ts  INTEGER NOT NULL,
+    message_id  TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE attachments (
+    id           TEXT PRIMARY KEY,
+    message_id   TEXT NOT NULL REFERENCES messages(id),
+    mime         TEXT NOT NULL,
+    size_bytes   INTEGER NOT NULL CHECK (size_bytes >= 0),
+    file_name    TEXT,
+    platform_ref TEXT,
+    created_at   INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX attachments_message ON attachments (message_id);
+  CREATE INDEX attachments_stored_created ON attachments (created_at) WHERE file_name IS NOT NULL;
+
+  CREATE TABLE webhook_deliveries (
+    id               TEXT PRIMARY KEY,
+    message_id       TEXT NOT NULL UNIQUE REFERENCES messages(id),
+    channel_id       TEXT NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+    attempt_count    INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER,
+    last_code        INTEGER,
+    last_error       TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+
+  CREATE TABLE connector_cursors (
+    source      TEXT PRIMARY KEY,
+    position    TEXT NOT NULL,
+    updated_at  INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE identity_links (
+    person_id  TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    PRIMARY KEY (person_id, source)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE idempotency_keys (
+    scope          TEXT NOT NULL,
+    key            TEXT NOT NULL,
+    body_hash      TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('in_flight', 'complete')),
+    status_code    INTEGER,
+    response_body  TEXT,
+    created_at     INTEGER NOT NULL,
+    expires_at     INTEGER NOT NULL,
+    PRIMARY KEY (scope, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+  `,
+];
