@@ -1,0 +1,68 @@
+/** Builders for normalised inbound messages and a store + ingest wired as `gw serve` wires them. */
+import { join } from "node:path";
+import { type AllowlistEntry, buildAllowlist } from "../../src/allowlist/parse.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import type { Clock } from "../../src/core/ports.ts";
+import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { openStore } from "../../src/store/store.ts";
+import { recordingLogger } from "./logger.ts";
+import { tempDir } from "./temp.ts";
+
+let counter = 0;
+
+export function inbound(overrides: Partial<NormalizedMessage> = {}): NormalizedMessage {
+  counter += 1;
+  return {
+    source: "device_messenger",
+    platformId: `guid-${counter}-${crypto.randomUUID()}`,
+    channel: { id: "+15555550100", type: "dm", platformRef: "any;-;+15555550100" },
+    sender: { id: "+15555550100", displayName: "+15555550100" },
+    text: `hello ${counter}`,
+    replyToPlatformId: null,
+    timestampMs: Date.UTC(2026, 0, 1) + counter * 1000,
+    attachments: [],
+    raw: { ROWID: counter },
+    direction: "inbound",
+    ...overrides,
+  };
+}
+
+/** A manual clock: tests move time instead of sleeping. */
+export function manualClock(start = Date.UTC(2026, 5, 1)): Clock & { advance(ms: number): void } {
+  let now = start;
+  return { now: () => now, advance: (ms) => void (now += ms) };
+}
+
+export const FRIEND: AllowlistEntry = {
+  source: "device_messenger",
+  id: "+15555550100",
+  person_id: "friend",
+  display_name: "Friend",
+};
+
+export function storeWithIngest(opts: { entries?: AllowlistEntry[]; webhooks?: boolean } = {}) {
+  const dir = tempDir();
+  const store = openStore(join(dir, "gw.db"));
+  const clock = manualClock();
+  const log = recordingLogger();
+  let allowlist = buildAllowlist(opts.entries ?? [FRIEND]);
+  const ids = createIdFactory(clock);
+  const ingest = createIngest({
+    store,
+    allowlist: () => allowlist,
+    ids,
+    clock,
+    webhooksEnabled: opts.webhooks ?? true,
+    attachmentDir: join(dir, "attachments"),
+    log,
+  });
+  return {
+    dir,
+    store,
+    clock,
+    log,
+    ids,
+    ingest,
+    setAllowlist: (entries: AllowlistEntry[]) => void (allowlist = buildAllowlist(entries)),
+  };
+}

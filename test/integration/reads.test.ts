@@ -1,0 +1,196 @@
+import { describe, expect, test } from "bun:test";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { createOutboundRecorder } from "../../src/ingest/outbound.ts";
+import { toEnvelope } from "../../src/store/envelope.ts";
+import { inbound, storeWithIngest } from "../helpers/messages.ts";
+
+const STRANGER = { id: "+15555550999", displayName: "Stranger" };
+const T0 = Date.UTC(2026, 0, 1);
+const ALL = { source: null, channelId: null, sinceMs: null, limit: 100 } as const;
+
+function seeded(messages: NormalizedMessage[]) {
+  const t = storeWithIngest();
+  const ids = t.ingest({ source: "device_messenger", messages, cursor: null }).map((o) => o.id);
+  return { ...t, ids: ids as string[] };
+}
+
+describe("unread", () => {
+  test("allowed messages only, oldest first, per agent", () => {
+    const t = seeded([
+      inbound({ timestampMs: T0 + 3000 }),
+      inbound({ timestampMs: T0 + 1000 }),
+      inbound({ timestampMs: T0 + 2000, sender: STRANGER }),
+      inbound({ timestampMs: T0 + 1000 }),
+      inbound({ timestampMs: T0 + 500, direction: "outbound" }),
+    ]);
+    const [late, early, , tie] = t.ids;
+    expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual([early, tie, late] as string[]);
+    expect(t.store.reads.markRead("a", [early as string], 1)).toBe(1);
+    expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual([tie, late] as string[]);
+    expect(t.store.reads.unread("b", ALL).map((r) => r.id)).toEqual([early, tie, late] as string[]);
+  });
+
+  test("filters: source, channel, since (strictly greater), limit", () => {
+    const t = seeded([
+      inbound({ timestampMs: T0 + 1000 }),
+      inbound({
+        timestampMs: T0 + 2000,
+        channel: { id: "chat-guid-1", type: "group", platformRef: "chat-guid-1" },
+      }),
+      inbound({ timestampMs: T0 + 3000 }),
+    ]);
+    const [m1, m2, m3] = t.ids;
+    const ids = (f: Partial<typeof ALL> & { sinceMs?: number | null; channelId?: string | null }) =>
+      t.store.reads.unread("a", { ...ALL, ...f }).map((r) => r.id);
+    expect(ids({ channelId: "chat-guid-1" })).toEqual([m2] as string[]);
+    expect(ids({ sinceMs: T0 + 1000 })).toEqual([m2, m3] as string[]);
+    expect(ids({ sinceMs: T0 + 999 })).toEqual([m1, m2, m3] as string[]);
+    expect(ids({ sinceMs: T0 + 3000 })).toEqual([]);
+    expect(ids({ limit: 2 })).toEqual([m1, m2] as string[]);
+    expect(ids({ source: "community_chat" })).toEqual([]);
+    expect(ids({ source: "device_messenger", channelId: "+15555550100" })).toEqual([m1, m3] as string[]);
+  });
+
+  test("mark_read counts unique submitted ids; unknown ids are counted and skipped; empty is 0; again is a no-op", () => {
+    const t = seeded([inbound(), inbound()]);
+    const [m1] = t.ids as [string];
+    expect(t.store.reads.markRead("a", [], 1)).toBe(0);
+    expect(t.store.reads.markRead("a", [m1, m1, "msg_00000000000000000000000000"], 1)).toBe(2);
+    expect(t.store.reads.markRead("a", [m1], 2)).toBe(1);
+    expect(t.store.db.query("SELECT agent_id, read_at FROM read_marks").all()).toEqual([
+      { agent_id: "a", read_at: 1 },
+    ]);
+  });
+
+  test("the read floor never hides a message stored later with an older timestamp", () => {
+    const t = seeded(Array.from({ length: 20 }, (_, i) => inbound({ timestampMs: T0 + 10_000 + i })));
+    t.store.reads.markRead("a", t.ids, 1);
+    expect(t.store.reads.unread("a", ALL)).toEqual([]);
+    expect(t.store.db.query("SELECT message_ts FROM read_floors WHERE agent_id = 'a'").get()).toEqual({
+      message_ts: T0 + 10_019,
+    });
+    const [late] = t.ingest({
+      source: "device_messenger",
+      messages: [inbound({ timestampMs: T0 })],
+      cursor: null,
+    });
+    expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual([late?.id as string]);
+  });
+
+  test("the floor stops at the first unread message", () => {
+    const t = seeded(Array.from({ length: 10 }, (_, i) => inbound({ timestampMs: T0 + i })));
+    t.store.reads.markRead("a", [...t.ids.slice(0, 4), ...t.ids.slice(5)], 1);
+    expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual([t.ids[4] as string]);
+    t.store.reads.markRead("a", [t.ids[4] as string], 2);
+    expect(t.store.reads.unread("a", ALL)).toEqual([]);
+  });
+});
+
+describe("context and quarantine", () => {
+  test("context: chronological, visible neighbours in the same channel only", () => {
+    const other = { id: "+15555550122", type: "dm" as const, platformRef: "x" };
+    const t = seeded([
+      inbound({ timestampMs: T0 + 1 }),
+      inbound({ timestampMs: T0 + 2, sender: STRANGER }),
+      inbound({ timestampMs: T0 + 3, direction: "outbound" }),
+      inbound({ timestampMs: T0 + 4, channel: other }),
+      inbound({ timestampMs: T0 + 5 }),
+      inbound({ timestampMs: T0 + 6 }),
+      inbound({ timestampMs: T0 + 7 }),
+    ]);
+    const [a, , own, , target, after1, after2] = t.ids;
+    const row = t.store.messages.get(target as string);
+    if (!row) throw new Error("missing");
+    expect(t.store.messages.context(row, 5, 1).map((r) => r.id)).toEqual([
+      a,
+      own,
+      target,
+      after1,
+    ] as string[]);
+    expect(t.store.messages.context(row, 0, 0).map((r) => r.id)).toEqual([target] as string[]);
+    expect(t.store.messages.context(row, 1, 5).map((r) => r.id)).toEqual([
+      own,
+      target,
+      after1,
+      after2,
+    ] as string[]);
+  });
+
+  test("quarantine: unknown senders only, newest first, since and limit", () => {
+    const t = seeded([
+      inbound({ timestampMs: T0 + 1, sender: STRANGER }),
+      inbound({ timestampMs: T0 + 2 }),
+      inbound({ timestampMs: T0 + 3, sender: STRANGER }),
+      inbound({ timestampMs: T0 + 4, sender: STRANGER }),
+    ]);
+    const [q1, , q3, q4] = t.ids;
+    expect(t.store.messages.quarantine(null, 20).map((r) => r.id)).toEqual([q4, q3, q1] as string[]);
+    expect(t.store.messages.quarantine(T0 + 1, 20).map((r) => r.id)).toEqual([q4, q3] as string[]);
+    expect(t.store.messages.quarantine(null, 1).map((r) => r.id)).toEqual([q4] as string[]);
+  });
+});
+
+describe("outbound records and envelopes", () => {
+  test("a send is one outbound row; linking the platform id makes the later sighting a duplicate", () => {
+    const t = storeWithIngest();
+    const record = createOutboundRecorder({ store: t.store, ids: t.ids, clock: t.clock });
+    const sent = record({
+      source: "device_messenger",
+      channel: { id: "+15555550100", type: "dm" },
+      sender: { id: "me", displayName: "Me" },
+      text: "reply",
+      replyTo: null,
+      platformId: null,
+      raw: {},
+    });
+    expect(sent.sentAtMs).toBe(t.clock.now());
+    expect(t.store.messages.linkPlatformId(sent.id, "guid-sent")).toBe(true);
+    expect(t.store.messages.linkPlatformId(sent.id, "guid-other")).toBe(false);
+    const [seen] = t.ingest({
+      source: "device_messenger",
+      messages: [inbound({ platformId: "guid-sent", direction: "outbound" })],
+      cursor: "9",
+    });
+    expect(seen).toEqual({ status: "duplicate", id: sent.id });
+  });
+
+  test("toEnvelope maps a stored row to the spec's Envelope", () => {
+    const t = storeWithIngest();
+    const att = {
+      id: t.ids.attachment(),
+      mime: "image/jpeg",
+      sizeBytes: 10,
+      fileName: "x",
+      platformRef: null,
+    };
+    const [o] = t.ingest({
+      source: "device_messenger",
+      messages: [
+        inbound({ timestampMs: Date.UTC(2026, 10, 22, 1, 2, 3, 4), attachments: [att], raw: { ROWID: 5 } }),
+      ],
+      cursor: null,
+    });
+    const row = t.store.messages.get(o?.id as string);
+    if (!row) throw new Error("missing");
+    expect(toEnvelope(row, t.store.attachments.forMessage(row.id), "http://127.0.0.1:8080")).toEqual({
+      id: row.id,
+      source: "device_messenger",
+      channel_id: "+15555550100",
+      channel_type: "dm",
+      sender: { id: "+15555550100", display_name: "Friend", person_id: "friend" },
+      text: row.text,
+      attachments: [
+        {
+          id: att.id,
+          url: `http://127.0.0.1:8080/attachments/${att.id}`,
+          mime: "image/jpeg",
+          size_bytes: 10,
+        },
+      ],
+      reply_to: null,
+      timestamp: "2026-11-22T01:02:03.004Z",
+      direction: "inbound",
+      raw: { ROWID: 5 },
+    });
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The hot queries must stay fast at 1,000,000 messages: each one must be answered by an index range
+ * search in the order it returns (no full scan, no temporary sort). This pins the query plans of the
+ * exact SQL the store runs; bench/store-queries.ts measures the latencies.
+ */
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { CONTEXT_AFTER_SQL, CONTEXT_BEFORE_SQL, QUARANTINE_SQL } from "../../src/store/messages.ts";
+import { unreadSql } from "../../src/store/reads.ts";
+import { openStore } from "../../src/store/store.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+const store = openStore(join(tempDir(), "gw.db"));
+
+function plan(sql: string): string[] {
+  const rows = store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(
+    // Bind any value: the plan does not depend on it. Named parameters get an object, numbered ones a list.
+    ...(sql.includes("$")
+      ? [{ agent: "a", ts: 0, id: "", limit: 1, source: "x", channel: "c" }]
+      : [1, 2, 3, 4].slice(0, new Set(sql.match(/\?\d/g)).size)),
+  ) as { detail: string }[];
+  return rows.map((r) => r.detail);
+}
+
+function expectIndexed(sql: string, index: string, range: string) {
+  const p = plan(sql);
+  const table = sql.includes("FROM messages m ") ? "m" : "messages";
+  expect(p[0]).toBe(`SEARCH ${table} USING INDEX ${index} (${range})`);
+  expect(p.join("\n")).not.toContain("SCAN");
+  expect(p.join("\n")).not.toContain("TEMP B-TREE");
+}
+
+test.each([
+  [{ source: false, channel: false }, "messages_status_ts", "allowlist_status=? AND (message_ts,id)>(?,?)"],
+  [{ source: true, channel: false }, "messages_status_ts", "allowlist_status=? AND (message_ts,id)>(?,?)"],
+  [{ source: false, channel: true }, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)"],
+  [{ source: true, channel: true }, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)"],
+])("unread %p walks %s and probes read marks by primary key", (filter, index, range) => {
+  const sql = unreadSql(filter);
+  expectIndexed(sql, index, range);
+  expect(plan(sql)).toContain("SEARCH r USING PRIMARY KEY (message_id=? AND agent_id=?)");
+});
+
+test("context walks the channel index both ways", () => {
+  expectIndexed(CONTEXT_BEFORE_SQL, "messages_channel_ts", "channel_id=? AND (message_ts,id)<(?,?)");
+  expectIndexed(CONTEXT_AFTER_SQL, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)");
+});
+
+test("quarantine walks the status index newest first", () => {
+  expectIndexed(QUARANTINE_SQL, "messages_status_ts", "allowlist_status=? AND message_ts>?");
+});
+
+test("single message and dedupe lookups use unique keys", () => {
+  expect(plan("SELECT * FROM messages WHERE id = ?1")).toEqual(["SEARCH messages USING PRIMARY KEY (id=?)"]);
+  expect(plan("SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2")[0]).toContain(
+    "USING COVERING INDEX messages_platform (source=? AND platform_id=?)",
+  );
+});

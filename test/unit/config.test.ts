@@ -1,0 +1,194 @@
+import { describe, expect, test } from "bun:test";
+import { formatProblems, loadConfig, secretValues } from "../../src/config/load.ts";
+import type { HostInfo } from "../../src/config/paths.ts";
+import { SETTINGS } from "../../src/config/settings.ts";
+
+const linux: HostInfo = { platform: "linux", homeDir: "/home/ann", cwd: "/work" };
+const mac: HostInfo = { platform: "darwin", homeDir: "/Users/ann", cwd: "/work" };
+const TOKEN = { GW_BEARER_TOKEN: "tok" };
+
+function ok(env: Record<string, string>, host = linux) {
+  const r = loadConfig(env, host);
+  if (!r.ok) throw new Error(formatProblems(r.problems));
+  return r.config;
+}
+
+function problems(env: Record<string, string>) {
+  const r = loadConfig({ ...TOKEN, ...env }, linux);
+  if (r.ok) throw new Error("expected a configuration error");
+  return r.problems;
+}
+
+describe("defaults", () => {
+  test("every variable has the documented default on Linux", () => {
+    expect(ok(TOKEN)).toEqual({
+      bearerToken: "tok",
+      bindHost: "127.0.0.1",
+      bindPort: 8080,
+      dbPath: "/home/ann/.local/share/gw/gw.db",
+      attachmentDir: "/home/ann/.local/share/gw/attachments",
+      logDir: "/home/ann/.local/state/gw/logs",
+      logLevel: "info",
+      allowlistPath: "/home/ann/.config/gw/allowlist.toml",
+      webhookUrl: null,
+      webhookSecret: null,
+      webhookRetryDelaysMs: [5000, 30000, 120000, 600000],
+      webhookTimeoutMs: 15000,
+      communityBotToken: null,
+      communityApiUrl: "https://discord.com/api",
+      chatDbPath: "/home/ann/Library/Messages/chat.db",
+      devicePollIntervalMs: 1000,
+      osascriptPath: "/usr/bin/osascript",
+      attachmentRetentionDays: 30,
+      attachmentMaxBytes: 104857600,
+      rateLimitPerChannelRps: 1,
+      rateLimitBurst: 5,
+      idempotencyTtlHours: 24,
+      sendPathRoots: null,
+      agentId: null,
+      baseUrl: "http://127.0.0.1:8080",
+      receiverBindHost: "127.0.0.1",
+      receiverBindPort: 8090,
+      receiverAgentBin: "claude",
+      receiverAgentPromptFile: "/home/ann/.config/gw/receiver-prompt.md",
+      receiverAgentTimeoutSeconds: 300,
+      receiverIdleWorkerTtlSeconds: 300,
+      receiverDangerous: false,
+      receiverSeenCapacity: 10000,
+    });
+  });
+
+  test("macOS locations and XDG overrides", () => {
+    const m = ok(TOKEN, mac);
+    expect(m.dbPath).toBe("/Users/ann/Library/Application Support/gw/gw.db");
+    expect(m.logDir).toBe("/Users/ann/Library/Logs/gw");
+    expect(m.chatDbPath).toBe("/Users/ann/Library/Messages/chat.db");
+    const x = ok({ ...TOKEN, XDG_CONFIG_HOME: "/cfg", XDG_DATA_HOME: "/data" });
+    expect(x.allowlistPath).toBe("/cfg/gw/allowlist.toml");
+    expect(x.dbPath).toBe("/data/gw/gw.db");
+  });
+
+  test("the test covers every setting in the table", () => {
+    expect(Object.keys(ok(TOKEN)).sort()).toEqual(Object.keys(SETTINGS).sort());
+  });
+});
+
+describe("values", () => {
+  test("parses set values of each kind", () => {
+    const c = ok({
+      ...TOKEN,
+      GW_BIND_PORT: "9000",
+      GW_DB_PATH: "~/x/gw.db",
+      GW_LOG_DIR: "rel/logs",
+      GW_RATE_LIMIT_PER_CHANNEL_RPS: "0.5",
+      GW_ATTACHMENT_RETENTION_DAYS: "0.0001",
+      GW_WEBHOOK_URL: "http://127.0.0.1:8090/webhook/",
+      GW_WEBHOOK_SECRET: "s3cret",
+      GW_WEBHOOK_RETRY_DELAYS_MS: "50, 100,200,400",
+      GW_SEND_PATH_ROOTS: "/a:/b/c",
+      GW_RECEIVER_DANGEROUS: "1",
+      GW_LOG_LEVEL: "DEBUG",
+    });
+    expect(c.bindPort).toBe(9000);
+    expect(c.dbPath).toBe("/home/ann/x/gw.db");
+    expect(c.logDir).toBe("/work/rel/logs");
+    expect(c.rateLimitPerChannelRps).toBe(0.5);
+    expect(c.attachmentRetentionDays).toBe(0.0001);
+    expect(c.webhookUrl).toBe("http://127.0.0.1:8090/webhook");
+    expect(c.webhookRetryDelaysMs).toEqual([50, 100, 200, 400]);
+    expect(c.sendPathRoots).toEqual(["/a", "/b/c"]);
+    expect(c.receiverDangerous).toBe(true);
+    expect(c.logLevel).toBe("debug");
+  });
+
+  test("an empty value counts as unset", () => {
+    expect(ok({ ...TOKEN, GW_BIND_PORT: "", GW_WEBHOOK_URL: "" })).toMatchObject({
+      bindPort: 8080,
+      webhookUrl: null,
+    });
+  });
+
+  test("variables with another prefix are ignored, with no alias", () => {
+    const c = ok({ ...TOKEN, BIND_PORT: "1", GATEWAY_BIND_PORT: "2", gw_bind_port: "3", PORT: "4" });
+    expect(c.bindPort).toBe(8080);
+  });
+
+  test("an unknown GW_ variable is a warning that suggests the near name", () => {
+    const r = loadConfig({ ...TOKEN, GW_BIND_PROT: "1" }, linux);
+    expect(r.ok).toBe(true);
+    expect(r.warnings).toEqual([
+      "GW_BIND_PROT is not a gw setting and is ignored (did you mean GW_BIND_PORT?)",
+    ]);
+  });
+});
+
+describe("configuration errors name the variable and the fix", () => {
+  test("missing and empty bearer token", () => {
+    for (const env of [{}, { GW_BEARER_TOKEN: "" }]) {
+      const r = loadConfig(env, linux);
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.problems.map((p) => p.variable)).toEqual(["GW_BEARER_TOKEN"]);
+        expect(formatProblems(r.problems)).toContain("Fix: set it");
+      }
+    }
+  });
+
+  test.each([
+    ["GW_BIND_PORT", "abc", "not a port number"],
+    ["GW_BIND_PORT", "70000", "not a port number"],
+    ["GW_BIND_PORT", "80.5", "not a port number"],
+    ["GW_RECEIVER_BIND_PORT", "-1", "not a port number"],
+    ["GW_RATE_LIMIT_PER_CHANNEL_RPS", "-1", "greater than zero"],
+    ["GW_RATE_LIMIT_PER_CHANNEL_RPS", "0", "greater than zero"],
+    ["GW_RATE_LIMIT_PER_CHANNEL_RPS", "fast", "not a number"],
+    ["GW_ATTACHMENT_RETENTION_DAYS", "1e999", "not a number"],
+    ["GW_IDEMPOTENCY_TTL_HOURS", "NaN", "not a number"],
+    ["GW_RATE_LIMIT_BURST", "0", "out of range"],
+    ["GW_RATE_LIMIT_BURST", "2.5", "not a whole number"],
+    ["GW_WEBHOOK_TIMEOUT_MS", "15s", "not a whole number"],
+    ["GW_ATTACHMENT_MAX_BYTES", "-5", "out of range"],
+    ["GW_WEBHOOK_RETRY_DELAYS_MS", "1,2,3", "has 3 values, not 4"],
+    ["GW_WEBHOOK_RETRY_DELAYS_MS", "1,2,x,4", "not a whole number"],
+    ["GW_WEBHOOK_URL", "not a url", "is not a URL"],
+    ["GW_WEBHOOK_URL", "ftp://host/x", "not an http(s) URL"],
+    ["GW_BASE_URL", "localhost:8080", "not an http(s) URL"],
+    ["GW_SEND_PATH_ROOTS", "/ok:relative/dir", "relative or empty entry"],
+    ["GW_RECEIVER_DANGEROUS", "yes", "not 0 or 1"],
+    ["GW_LOG_LEVEL", "loud", "not an accepted value"],
+    ["GW_BIND_HOST", "local host", "not a host name"],
+    ["GW_DEVICE_POLL_INTERVAL_MS", "5", "out of range"],
+  ])("%s=%p", (variable, value, phrase) => {
+    const extra = variable === "GW_WEBHOOK_URL" ? { GW_WEBHOOK_SECRET: "s" } : {};
+    const found = problems({ [variable]: value, ...extra });
+    expect(found).toHaveLength(1);
+    expect(found[0]?.variable).toBe(variable);
+    expect(found[0]?.problem).toContain(phrase);
+    expect(found[0]?.fix.length).toBeGreaterThan(5);
+    expect(formatProblems(found)).toStartWith(`configuration error: ${variable}=${JSON.stringify(value)}`);
+  });
+
+  test("every problem is reported at once, not only the first", () => {
+    const found = problems({ GW_BIND_PORT: "x", GW_RATE_LIMIT_BURST: "y", GW_LOG_LEVEL: "z" });
+    expect(found.map((p) => p.variable).sort()).toEqual([
+      "GW_BIND_PORT",
+      "GW_LOG_LEVEL",
+      "GW_RATE_LIMIT_BURST",
+    ]);
+  });
+
+  test("a webhook URL without a secret is refused (webhooks are always signed)", () => {
+    const found = problems({ GW_WEBHOOK_URL: "http://127.0.0.1:9/x" });
+    expect(found.map((p) => p.variable)).toEqual(["GW_WEBHOOK_SECRET"]);
+  });
+});
+
+test("secretValues lists the configured secrets", () => {
+  const c = ok({
+    ...TOKEN,
+    GW_WEBHOOK_URL: "http://h/x",
+    GW_WEBHOOK_SECRET: "whsec",
+    GW_COMMUNITY_BOT_TOKEN: "bot",
+  });
+  expect(secretValues(c).sort()).toEqual(["bot", "tok", "whsec"]);
+});
