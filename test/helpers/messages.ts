@@ -30,7 +30,12 @@ export function inbound(overrides: Partial<NormalizedMessage> = {}): NormalizedM
 /** A manual clock: tests move time instead of sleeping. */
 export function manualClock(start = Date.UTC(2026, 5, 1)): Clock & { advance(ms: number): void } {
   let now = start;
-  return { now: () => now, advance: (ms) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 export const FRIEND: AllowlistEntry = {
@@ -63,6 +68,8 @@ export function storeWithIngest(opts: { entries?: AllowlistEntry[]; webhooks?: b
     log,
     ids,
     ingest,
-    setAllowlist: (entries: AllowlistEntry[]) => void (allowlist = buildAllowlist(entries)),
+    setAllowlist: (entries: AllowlistEntry[]) => {
+      allowlist = buildAllowlist(entries);
+    },
   };
 }

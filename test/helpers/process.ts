@@ -27,19 +27,22 @@ export function spawnGw(
     stdout: "pipe",
     stderr: "pipe",
   });
-  let stdout = "";
-  let stderr = "";
+  const out = { stdout: "", stderr: "" };
   const pump = async (stream: ReadableStream<Uint8Array>, sink: (s: string) => void) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
   };
   const drained = Promise.all([
-    pump(proc.stdout, (s) => void (stdout += s)),
-    pump(proc.stderr, (s) => void (stderr += s)),
+    pump(proc.stdout, (s) => {
+      out.stdout += s;
+    }),
+    pump(proc.stderr, (s) => {
+      out.stderr += s;
+    }),
   ]);
   return {
     proc,
-    output: () => ({ stdout, stderr }),
+    output: () => ({ ...out }),
     exited: proc.exited.then(async (code) => {
       await drained;
       return code;

@@ -2,11 +2,12 @@ import { describe, expect, test } from "bun:test";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createOutboundRecorder } from "../../src/ingest/outbound.ts";
 import { toEnvelope } from "../../src/store/envelope.ts";
+import type { UnreadFilter } from "../../src/store/reads.ts";
 import { inbound, storeWithIngest } from "../helpers/messages.ts";
 
 const STRANGER = { id: "+15555550999", displayName: "Stranger" };
 const T0 = Date.UTC(2026, 0, 1);
-const ALL = { source: null, channelId: null, sinceMs: null, limit: 100 } as const;
+const ALL: UnreadFilter = { source: null, channelId: null, sinceMs: null, limit: 100 };
 
 function seeded(messages: NormalizedMessage[]) {
   const t = storeWithIngest();
@@ -40,8 +41,7 @@ describe("unread", () => {
       inbound({ timestampMs: T0 + 3000 }),
     ]);
     const [m1, m2, m3] = t.ids;
-    const ids = (f: Partial<typeof ALL> & { sinceMs?: number | null; channelId?: string | null }) =>
-      t.store.reads.unread("a", { ...ALL, ...f }).map((r) => r.id);
+    const ids = (f: Partial<UnreadFilter>) => t.store.reads.unread("a", { ...ALL, ...f }).map((r) => r.id);
     expect(ids({ channelId: "chat-guid-1" })).toEqual([m2] as string[]);
     expect(ids({ sinceMs: T0 + 1000 })).toEqual([m2, m3] as string[]);
     expect(ids({ sinceMs: T0 + 999 })).toEqual([m1, m2, m3] as string[]);

@@ -159,7 +159,7 @@ describe("configuration errors name the variable and the fix", () => {
     ["GW_BIND_HOST", "local host", "not a host name"],
     ["GW_DEVICE_POLL_INTERVAL_MS", "5", "out of range"],
   ])("%s=%p", (variable, value, phrase) => {
-    const extra = variable === "GW_WEBHOOK_URL" ? { GW_WEBHOOK_SECRET: "s" } : {};
+    const extra: Record<string, string> = variable === "GW_WEBHOOK_URL" ? { GW_WEBHOOK_SECRET: "s" } : {};
     const found = problems({ [variable]: value, ...extra });
     expect(found).toHaveLength(1);
     expect(found[0]?.variable).toBe(variable);
