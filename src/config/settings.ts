@@ -74,7 +74,7 @@ export const SETTINGS = {
     env: "GW_LOG_DIR",
     faces: ["serve", "receiver", "mcp"],
     doc: "Directory of the JSON log file `gw.log`.",
-    defaultText: "`~/Library/Logs/gw` (macOS), `~/.local/state/gw/logs`",
+    defaultText: "`~/Library/Logs/gw` on macOS, else `~/.local/state/gw/logs`",
     fallback: (d) => d.logDir,
     parse: p.path,
   }),
