@@ -9,10 +9,9 @@ import { ATTACHMENT_ID_PATTERN, MESSAGE_ID_PATTERN } from "./ids.ts";
 export const SOURCES = ["device_messenger", "community_chat"] as const;
 export type Source = (typeof SOURCES)[number];
 
-export const SourceSchema = Type.Union(
-  SOURCES.map((s) => Type.Literal(s)),
-  { description: "Message source." },
-);
+export const SourceSchema = Type.Union([Type.Literal(SOURCES[0]), Type.Literal(SOURCES[1])], {
+  description: "Message source.",
+});
 
 export const AttachmentSchema = Type.Object({
   id: Type.String({ pattern: ATTACHMENT_ID_PATTERN }),

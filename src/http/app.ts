@@ -1,32 +1,61 @@
 /**
  * createApp(deps) builds the HTTP API without listening, so tests drive it with
  * `app.handle(new Request(...))` and `gw serve` adds `listen()`. Order on every request: the global
- * error mapper (registered first, so it covers every route), then the bearer check in `onRequest`
- * (before body parsing and validation, so a request without a token always gets 401), then routes.
+ * error mapper (registered first, so it covers every route), then in `onRequest` — before any body is
+ * parsed or validated — the bearer check (401) and, on per-agent routes, the X-Agent-ID check (400),
+ * then the route's schema validation, then the handler. No CORS headers are ever sent.
  */
-import { Elysia } from "elysia";
-import { AppError, toAppError } from "../core/errors.ts";
-import type { Logger } from "../core/ports.ts";
+import { type AnyElysia, Elysia } from "elysia";
+import { AppError } from "../core/errors.ts";
+import type { Clock, Logger } from "../core/ports.ts";
+import type { IdempotentRunner } from "../send/idempotency.ts";
+import type { SendMessage } from "../send/send-message.ts";
+import type { Store } from "../store/store.ts";
 import { createBearerCheck } from "./auth.ts";
-import { buildHealth, type HealthSources } from "./health.ts";
+import { docsRoutes } from "./docs.ts";
+import { toHttpError } from "./errors.ts";
+import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
+import { attachmentRoutes } from "./routes/attachments.ts";
+import { messageRoutes } from "./routes/messages.ts";
+import { sendRoutes } from "./routes/send.ts";
 
 export interface AppDeps {
   bearerToken: string;
+  version: string;
   health: HealthSources;
+  store: Store;
+  clock: Clock;
+  /** Base of adapter-hosted attachment URLs, e.g. http://127.0.0.1:8080. */
+  publicBaseUrl: string;
+  attachmentDir: string;
+  sendMessage: SendMessage;
+  idempotency: IdempotentRunner;
   log: Logger;
 }
+
+/** Largest request body accepted (a send is at most 20,000 characters of text plus a few attachment refs). */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Routes that answer without a bearer (decisions.md: operators call /healthz bare). */
 const OPEN_ROUTES = new Set(["GET /healthz"]);
 
+/** Per-agent routes (spec Authentication 2): unread, single message, context, mark_read. */
+export function requiresAgentId(method: string, path: string): boolean {
+  if (method === "POST") return path === "/messages/mark_read";
+  if (method !== "GET") return false;
+  return /^\/messages\/[^/]+$/.test(path) && path !== "/messages/quarantine";
+}
+
 export function createApp(deps: AppDeps) {
   const authorized = createBearerCheck(deps.bearerToken);
-  return new Elysia()
-    .onError(({ code, error, set }) => {
-      const appError =
-        code === "NOT_FOUND" ? new AppError("NOT_FOUND", "No such route.", {}) : toAppError(error);
+  let root: AnyElysia | null = null;
+  const app = new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES } })
+    .onError(({ code, error, set, request, route }) => {
+      const appError = toHttpError(code, error, request.method, route || new URL(request.url).pathname);
       if (appError.code === "INTERNAL_ERROR")
         deps.log.error({ err: appError.cause ?? error }, "unhandled error");
+      if (appError.code === "RATE_LIMITED")
+        set.headers["retry-after"] = String(appError.details.retry_after_s ?? 1);
       set.status = appError.status;
       return appError.toEnvelope();
     })
@@ -36,8 +65,25 @@ export function createApp(deps: AppDeps) {
       if (!authorized(request.headers.get("authorization"))) {
         throw new AppError("UNAUTHORIZED", "Missing or invalid bearer token.", {});
       }
+      if (requiresAgentId(request.method, path) && !request.headers.get("x-agent-id")?.trim()) {
+        throw new AppError("AGENT_ID_REQUIRED", "This route needs an X-Agent-ID header naming the agent.", {
+          field: "X-Agent-ID",
+        });
+      }
     })
-    .get("/healthz", () => buildHealth(deps.health));
+    .get("/healthz", () => buildHealth(deps.health), {
+      response: { 200: HealthSchema },
+      detail: {
+        summary: "Liveness and connector states",
+        description: "No bearer needed; states and counts only.",
+      },
+    })
+    .use(messageRoutes({ store: deps.store, clock: deps.clock, publicBaseUrl: deps.publicBaseUrl }))
+    .use(sendRoutes({ sendMessage: deps.sendMessage, idempotency: deps.idempotency }))
+    .use(attachmentRoutes({ attachments: deps.store.attachments, dir: deps.attachmentDir }))
+    .use(docsRoutes(() => root as AnyElysia, deps.version));
+  root = app;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -9,7 +9,7 @@ export const CONNECTOR_STATES = ["ok", "disabled", "starting", "degraded", "erro
 export type ConnectorState = (typeof CONNECTOR_STATES)[number];
 
 const ConnectorHealthSchema = Type.Object({
-  state: Type.Union(CONNECTOR_STATES.map((s) => Type.Literal(s))),
+  state: Type.Unsafe<ConnectorState>(Type.String({ enum: [...CONNECTOR_STATES] })),
   detail: Type.String(),
 });
 export type ConnectorHealth = Static<typeof ConnectorHealthSchema>;

@@ -7,6 +7,7 @@ import { createAttachmentStore } from "./attachments.ts";
 import { createChannelStore } from "./channels.ts";
 import { createCursorStore } from "./cursors.ts";
 import { createDeliveryStore } from "./deliveries.ts";
+import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
 import { createMessageStore } from "./messages.ts";
 import { openDatabase } from "./open.ts";
@@ -21,6 +22,7 @@ export function createStore(db: Database) {
     deliveries: createDeliveryStore(db),
     cursors: createCursorStore(db),
     identities: createIdentityStore(db),
+    idempotency: createIdempotencyStore(db),
     channels: createChannelStore(db),
     close(): void {
       db.run("PRAGMA wal_checkpoint(TRUNCATE)");

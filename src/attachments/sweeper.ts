@@ -1,0 +1,61 @@
+/**
+ * Attachment retention (spec Limits): once shortly after start-up and then daily, deletes the stored
+ * bytes of attachments created more than GW_ATTACHMENT_RETENTION_DAYS ago and clears their
+ * stored-bytes reference; the records stay, so envelopes still list them and fetching them is a 404.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock, Logger } from "../core/ports.ts";
+import type { AttachmentStore } from "../store/attachments.ts";
+
+export const SWEEP_INTERVAL_MS = 24 * 60 * 60 * 1000;
+const BATCH = 500;
+
+export function createAttachmentSweeper(deps: {
+  attachments: AttachmentStore;
+  dir: string;
+  retentionDays: number;
+  clock: Clock;
+  log: Logger;
+}) {
+  const sweepOnce = (): number => {
+    const cutoff = deps.clock.now() - deps.retentionDays * 24 * 60 * 60 * 1000;
+    let removed = 0;
+    for (;;) {
+      const due = deps.attachments.storedBefore(cutoff, BATCH);
+      for (const a of due) {
+        rmSync(join(deps.dir, a.file_name as string), { force: true });
+        deps.attachments.clearFile(a.id);
+      }
+      removed += due.length;
+      if (due.length < BATCH) break;
+    }
+    if (removed > 0)
+      deps.log.info(
+        { removed, retention_days: deps.retentionDays },
+        "attachment bytes past retention deleted",
+      );
+    return removed;
+  };
+
+  let startTimer: ReturnType<typeof setTimeout> | null = null;
+  let dailyTimer: ReturnType<typeof setInterval> | null = null;
+  const guarded = () => {
+    try {
+      sweepOnce();
+    } catch (err) {
+      deps.log.error({ err }, "attachment sweep failed; next run in a day");
+    }
+  };
+  return {
+    sweepOnce,
+    start(): void {
+      startTimer = setTimeout(guarded, 0);
+      dailyTimer = setInterval(guarded, SWEEP_INTERVAL_MS);
+    },
+    stop(): void {
+      if (startTimer) clearTimeout(startTimer);
+      if (dailyTimer) clearInterval(dailyTimer);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Maps everything a request can throw to the one error envelope. Elysia's own errors are translated
+ * here: NOT_FOUND -> 404 NOT_FOUND, PARSE (malformed JSON) -> 422 VALIDATION_FAILED, and schema
+ * failures -> VALIDATION_FAILED with `details.field` naming the failing field and the status the spec
+ * picks for the route: 400 on the list endpoints and for send's attachment shapes and text length,
+ * 422 everywhere else. A response that fails its own schema is our bug: 500 INTERNAL_ERROR.
+ */
+import { AppError, toAppError } from "../core/errors.ts";
+
+interface ValidationLike {
+  type?: string;
+  all?: { path?: string; message?: string }[];
+  customError?: unknown;
+}
+
+const LIST_ROUTES = new Set(["GET /messages/unread", "GET /messages/quarantine"]);
+
+export function toHttpError(code: unknown, error: unknown, method: string, route: string): AppError {
+  if (error instanceof AppError) return error;
+  switch (code) {
+    case "NOT_FOUND":
+      return new AppError("NOT_FOUND", "No such route.", { method, path: route });
+    case "PARSE":
+      return new AppError("VALIDATION_FAILED", "The request body is not valid JSON.", {
+        field: "body",
+        reason: "malformed JSON",
+      });
+    case "VALIDATION":
+      return validationError(error as ValidationLike, `${method} ${route}`);
+    default:
+      return toAppError(error);
+  }
+}
+
+function validationError(e: ValidationLike, route: string): AppError {
+  if (e.type === "response") return new AppError("INTERNAL_ERROR", "Internal error.", {}, { cause: e });
+  const first = e.all?.[0];
+  const fromPath = first?.path?.replace(/^\//, "").replaceAll("/", ".");
+  const custom = typeof e.customError === "string" ? e.customError : undefined;
+  const field = fromPath || custom || (e.type === "body" ? "body" : (e.type ?? "request"));
+  const reason = first?.message ?? "invalid";
+  const status =
+    LIST_ROUTES.has(route) || (route === "POST /messages/send" && isSendShapeRule(field, reason)) ? 400 : 422;
+  return new AppError("VALIDATION_FAILED", `Invalid ${field}: ${reason}.`, { field, reason }, { status });
+}
+
+/** Send's attachment shapes and its text length are 400 (spec E, decisions.md); other body faults 422. */
+function isSendShapeRule(field: string, reason: string): boolean {
+  return (
+    field.startsWith("attachments") ||
+    field === "idempotency-key" ||
+    (field === "text" && /length/.test(reason))
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * Reading routes (spec A, B, C, D, F): unread, single message, context, mark_read, quarantine.
+ * Thin: validate through the schemas, call the store, map rows to Envelopes. The bearer and
+ * X-Agent-ID checks ran in app.ts before any of this.
+ */
+import { Elysia } from "elysia";
+import { type Envelope, EnvelopeSchema } from "../../core/envelope.ts";
+import { AppError } from "../../core/errors.ts";
+import type { Clock } from "../../core/ports.ts";
+import { canonicalTimestamp, formatTimestamp, parseTimestamp } from "../../core/time.ts";
+import { toEnvelope } from "../../store/envelope.ts";
+import type { MessageRow } from "../../store/messages.ts";
+import type { Store } from "../../store/store.ts";
+import {
+  AgentHeaders,
+  ContextQuery,
+  ContextResponse,
+  errorResponses,
+  MarkReadRequest,
+  MarkReadResponse,
+  MessageIdParams,
+  MessageListResponse,
+  QuarantineQuery,
+  UnreadQuery,
+} from "../schemas.ts";
+
+export const LIMIT_DEFAULT = 20;
+export const LIMIT_MAX = 100;
+
+export interface MessageRouteDeps {
+  store: Store;
+  clock: Clock;
+  /** Base of adapter-hosted attachment URLs, e.g. http://127.0.0.1:8080. */
+  publicBaseUrl: string;
+}
+
+function parseSince(since: string | undefined): number | null {
+  if (since === undefined) return null;
+  const ms = parseTimestamp(since);
+  if (ms === null) {
+    throw new AppError(
+      "VALIDATION_FAILED",
+      "since must be an RFC 3339 date-time, e.g. 2026-01-02T03:04:05Z.",
+      { field: "since", reason: "not RFC 3339" },
+      { status: 400 },
+    );
+  }
+  return ms;
+}
+
+/** `next_since`: the newest returned timestamp, else the canonical `since`, else "". */
+function nextSince(messages: readonly MessageRow[], since: string | undefined): string {
+  if (messages.length > 0) return formatTimestamp(Math.max(...messages.map((m) => m.message_ts)));
+  return since === undefined ? "" : (canonicalTimestamp(since) ?? "");
+}
+
+const notFound = (id: string) =>
+  new AppError("MESSAGE_NOT_FOUND", "No visible message has this id.", { message_id: id });
+
+export function messageRoutes(deps: MessageRouteDeps) {
+  const { store } = deps;
+  const envelope = (row: MessageRow): Envelope =>
+    toEnvelope(row, store.attachments.forMessage(row.id), deps.publicBaseUrl);
+
+  return new Elysia({ name: "messages" })
+    .get(
+      "/messages/unread",
+      ({ query, headers }) => {
+        const sinceMs = parseSince(query.since);
+        const rows = store.reads.unread(headers["x-agent-id"], {
+          source: query.source ?? null,
+          channelId: query.channel_id ?? null,
+          sinceMs,
+          limit: Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
+        });
+        return { messages: rows.map(envelope), next_since: nextSince(rows, query.since) };
+      },
+      {
+        headers: AgentHeaders,
+        query: UnreadQuery,
+        response: { 200: MessageListResponse, ...errorResponses(400, 401) },
+        detail: {
+          summary: "Unread messages for this agent",
+          description: "Allowlisted messages this agent has not marked read, oldest first (ties by id).",
+        },
+      },
+    )
+    .get(
+      "/messages/quarantine",
+      ({ query }) => {
+        const rows = store.messages.quarantine(
+          parseSince(query.since),
+          Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
+        );
+        return { messages: rows.map(envelope), next_since: nextSince(rows, query.since) };
+      },
+      {
+        query: QuarantineQuery,
+        response: { 200: MessageListResponse, ...errorResponses(400, 401) },
+        detail: {
+          summary: "Quarantined messages",
+          description: "Messages from senders not on the allowlist, newest first.",
+        },
+      },
+    )
+    .get(
+      "/messages/context",
+      ({ query }) => {
+        const target = store.messages.get(query.around_message_id);
+        if (!target || target.allowlist_status !== "allowed" || target.channel_id !== query.channel_id) {
+          throw notFound(query.around_message_id);
+        }
+        return {
+          messages: store.messages.context(target, query.before ?? 5, query.after ?? 5).map(envelope),
+        };
+      },
+      {
+        headers: AgentHeaders,
+        query: ContextQuery,
+        response: { 200: ContextResponse, ...errorResponses(400, 401, 404, 422) },
+        detail: {
+          summary: "Messages around one message",
+          description:
+            "Up to `before` older and `after` newer visible messages (allowed or outbound) in the channel.",
+        },
+      },
+    )
+    .post(
+      "/messages/mark_read",
+      ({ body, headers }) => ({
+        marked_count: store.reads.markRead(headers["x-agent-id"], body.message_ids, deps.clock.now()),
+      }),
+      {
+        parse: "json",
+        headers: AgentHeaders,
+        body: MarkReadRequest,
+        response: { 200: MarkReadResponse, ...errorResponses(400, 401, 422) },
+        detail: { summary: "Mark messages read for this agent", description: "Counts unique submitted ids." },
+      },
+    )
+    .get(
+      "/messages/:message_id",
+      ({ params }) => {
+        const row = store.messages.get(params.message_id);
+        if (!row || row.allowlist_status === "unknown") throw notFound(params.message_id);
+        return envelope(row);
+      },
+      {
+        headers: AgentHeaders,
+        params: MessageIdParams,
+        response: { 200: EnvelopeSchema, ...errorResponses(400, 401, 404, 422) },
+        detail: { summary: "One message", description: "Quarantined messages answer 404." },
+      },
+    );
+}

@@ -1,0 +1,111 @@
+/**
+ * Request and response schemas of the HTTP API (spec "Request and response bodies"). They validate
+ * requests, generate the OpenAPI document and give the handlers their types. Numeric query fields
+ * carry `error: () => "<field>"` so a coercion failure still names its field.
+ */
+import { t } from "elysia";
+import { EnvelopeSchema, SourceSchema } from "../core/envelope.ts";
+import { ERROR_STATUS } from "../core/errors.ts";
+import { MESSAGE_ID_PATTERN } from "../core/ids.ts";
+
+export const TEXT_MAX_CHARS = 20_000;
+
+export const ErrorEnvelopeSchema = t.Object(
+  {
+    error: t.Object({
+      code: t.String({ enum: Object.keys(ERROR_STATUS), description: "Stable error code." }),
+      message: t.String(),
+      details: t.Record(t.String(), t.Unknown(), {
+        description: "Context fields, e.g. `field` and `reason`.",
+      }),
+    }),
+  },
+  { description: "Every non-2xx response." },
+);
+
+export const AgentHeaders = t.Object({
+  "x-agent-id": t.String({ minLength: 1, description: "Agent identity; keys the per-agent read state." }),
+});
+
+export const ListQuery = {
+  since: t.Optional(t.String({ description: "RFC 3339; only messages with message_ts greater than this." })),
+  limit: t.Optional(
+    t.Integer({
+      minimum: 1,
+      default: 20,
+      description: "1 or more; above 100 is clamped to 100.",
+      error: () => "limit",
+    }),
+  ),
+};
+
+export const UnreadQuery = t.Object({
+  source: t.Optional(SourceSchema),
+  channel_id: t.Optional(t.String({ description: "One channel." })),
+  ...ListQuery,
+});
+
+export const QuarantineQuery = t.Object(ListQuery);
+
+export const MessageListResponse = t.Object({
+  messages: t.Array(EnvelopeSchema),
+  next_since: t.String({ description: "Max timestamp returned, else the canonical `since`, else empty." }),
+});
+
+export const MessageIdParams = t.Object({
+  message_id: t.String({ pattern: MESSAGE_ID_PATTERN }),
+});
+
+export const ContextQuery = t.Object({
+  channel_id: t.String({ minLength: 1 }),
+  around_message_id: t.String({ minLength: 1, pattern: MESSAGE_ID_PATTERN }),
+  before: t.Optional(t.Integer({ minimum: 0, maximum: 50, default: 5, error: () => "before" })),
+  after: t.Optional(t.Integer({ minimum: 0, maximum: 50, default: 5, error: () => "after" })),
+});
+
+export const ContextResponse = t.Object({ messages: t.Array(EnvelopeSchema) });
+
+export const MarkReadRequest = t.Object({
+  message_ids: t.Array(t.String(), { description: "May be empty; unknown ids are counted and skipped." }),
+});
+
+export const MarkReadResponse = t.Object({ marked_count: t.Integer({ minimum: 0 }) });
+
+export const SendAttachment = t.Object({
+  url: t.Optional(
+    t.String({ description: "Adapter-hosted: /attachments/<id> or http(s)://<host>/attachments/<id>." }),
+  ),
+  path: t.Optional(t.String({ description: "Absolute path of a local file." })),
+  mime: t.Optional(t.String({ description: "Optional MIME hint." })),
+});
+
+export const SendMessageRequest = t.Object({
+  channel_id: t.String({ minLength: 1 }),
+  text: t.String({ maxLength: TEXT_MAX_CHARS, description: "May be empty." }),
+  reply_to: t.Optional(t.Union([t.String({ pattern: MESSAGE_ID_PATTERN }), t.Null()])),
+  attachments: t.Optional(t.Array(SendAttachment, { description: "Exactly one of url or path per item." })),
+});
+
+export const SendHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "Recommended. Replays return the first response.",
+    }),
+  ),
+});
+
+export const SendMessageResponse = t.Object({
+  message_id: t.String({ pattern: MESSAGE_ID_PATTERN }),
+  sent_at: t.String({ description: "RFC 3339 UTC." }),
+});
+
+export const AttachmentIdParams = t.Object({
+  attachment_id: t.String({ pattern: "^att_[0-9A-HJKMNP-TV-Z]{26}$" }),
+});
+
+/** The error responses a route documents, by status. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelopeSchema]));
+}

@@ -1,0 +1,130 @@
+/**
+ * POST /messages/send as a service function (spec E). In order: attachment shapes (400), the channel
+ * must have been observed inbound (404 CHANNEL_NOT_FOUND), community-chat attachments (413),
+ * `reply_to` must be a stored message of the same channel (404), the first device-messenger attachment
+ * must resolve (stored bytes: 404 MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
+ * from the channel's bucket (429), then the connector sends and one outbound record is stored.
+ * Checks come before the token so a refused request never spends one.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { type ConnectorRegistry, type OutgoingAttachment, sourceOfChannel } from "../connectors/connector.ts";
+import { AppError } from "../core/errors.ts";
+import type { Logger } from "../core/ports.ts";
+import { formatTimestamp } from "../core/time.ts";
+import type { OutboundRecord } from "../ingest/outbound.ts";
+import type { Store } from "../store/store.ts";
+import {
+  type AttachmentRef,
+  checkLocalPath,
+  type PathPolicy,
+  parseAttachmentItem,
+} from "./attachment-rules.ts";
+import type { RateLimiter } from "./rate-limit.ts";
+
+export interface SendMessageInput {
+  channel_id: string;
+  text: string;
+  reply_to?: string | null;
+  attachments?: { url?: string; path?: string; mime?: string }[];
+}
+
+export interface SendMessageOutput {
+  message_id: string;
+  sent_at: string;
+}
+
+export interface SendDeps {
+  store: Store;
+  connectors: ConnectorRegistry;
+  limiter: RateLimiter;
+  recordOutbound: (r: OutboundRecord) => { id: string; sentAtMs: number };
+  attachmentDir: string;
+  pathPolicy: PathPolicy;
+  log: Logger;
+}
+
+export function createSendMessage(deps: SendDeps) {
+  const { store, log } = deps;
+
+  const resolveAttachment = (ref: AttachmentRef, mimeHint: string | undefined): OutgoingAttachment => {
+    if (ref.kind === "path") {
+      const checked = checkLocalPath(ref.path, "attachments.0.path", deps.pathPolicy);
+      log.info({ path: checked.path, size: checked.size }, "sending a local file");
+      return { path: checked.path, mime: mimeHint ?? null };
+    }
+    const row = store.attachments.get(ref.attachmentId);
+    const file = row?.file_name ? join(deps.attachmentDir, row.file_name) : null;
+    if (!row || !file || !existsSync(file)) {
+      throw new AppError("MESSAGE_NOT_FOUND", "The attachment does not exist or its bytes were deleted.", {
+        field: "attachments.0.url",
+        attachment_id: ref.attachmentId,
+      });
+    }
+    return { path: file, mime: mimeHint ?? row.mime };
+  };
+
+  return async (input: SendMessageInput): Promise<SendMessageOutput> => {
+    const items = input.attachments ?? [];
+    const refs = items.map((item, i) => parseAttachmentItem(item, i));
+
+    const channel = store.channels.get(input.channel_id);
+    const source = sourceOfChannel(input.channel_id);
+    if (!channel || channel.source !== source) {
+      throw new AppError("CHANNEL_NOT_FOUND", "No inbound message was ever seen in this channel.", {
+        field: "channel_id",
+        channel_id: input.channel_id,
+      });
+    }
+    if (source === "community_chat" && refs.length > 0) {
+      throw new AppError(
+        "ATTACHMENT_TOO_LARGE_FOR_PLATFORM",
+        "Attachments to community-chat channels are not supported (upload limit 25 MB; passthrough is not implemented).",
+        { field: "attachments", limit_bytes: 25 * 1024 * 1024 },
+      );
+    }
+
+    let replyTo: { id: string; platformId: string | null } | null = null;
+    if (input.reply_to) {
+      const target = store.messages.get(input.reply_to);
+      if (!target || target.channel_id !== channel.id) {
+        throw new AppError("MESSAGE_NOT_FOUND", "reply_to is not a message of this channel.", {
+          field: "reply_to",
+          message_id: input.reply_to,
+        });
+      }
+      replyTo = { id: target.id, platformId: target.platform_id };
+    }
+
+    const first = refs[0];
+    const attachment = first ? resolveAttachment(first, items[0]?.mime) : null;
+    if (refs.length > 1)
+      log.warn({ channel_id: channel.id, dropped: refs.length - 1 }, "only the first attachment is sent");
+
+    const token = deps.limiter.take(channel.id);
+    if (!token.allowed) {
+      throw new AppError("RATE_LIMITED", "Too many sends to this channel; retry later.", {
+        channel_id: channel.id,
+        retry_after_s: token.retryAfterS,
+      });
+    }
+
+    const connector = deps.connectors[source];
+    if (!connector) {
+      throw new AppError("PLATFORM_SEND_FAILED", `The ${source} connector is not running.`, { source });
+    }
+    const result = await connector.send({ channel, text: input.text, replyTo, attachment });
+    const record = deps.recordOutbound({
+      source,
+      channel: { id: channel.id, type: channel.channel_type },
+      sender: result.sender,
+      text: input.text,
+      replyTo: replyTo?.id ?? null,
+      platformId: result.platformId,
+      raw: result.raw,
+    });
+    return { message_id: record.id, sent_at: formatTimestamp(record.sentAtMs) };
+  };
+}
+
+export type SendMessage = ReturnType<typeof createSendMessage>;

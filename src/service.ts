@@ -1,0 +1,145 @@
+/**
+ * Builds the whole service from a parsed Config and the ports (clock, logger, host, connectors):
+ * store, allowlist, ingest, send path, sweeper and the HTTP app. `gw serve` calls it with the real
+ * ports; tests call it with temporary paths and test connectors. It does not listen and installs no
+ * signal handlers: the command does that. `close()` stops timers and connectors and closes the store.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { createAllowlistHolder } from "./allowlist/holder.ts";
+import { createAttachmentSweeper } from "./attachments/sweeper.ts";
+import type { HostInfo } from "./config/paths.ts";
+import type { Config } from "./config/settings.ts";
+import type { ConnectorRegistry } from "./connectors/connector.ts";
+import { createIdFactory } from "./core/ids.ts";
+import type { Clock, Logger } from "./core/ports.ts";
+import { createApp } from "./http/app.ts";
+import type { Health } from "./http/health.ts";
+import { createIngest } from "./ingest/ingest.ts";
+import { createOutboundRecorder } from "./ingest/outbound.ts";
+import { createIdempotentRunner } from "./send/idempotency.ts";
+import { createRateLimiter } from "./send/rate-limit.ts";
+import { createSendMessage } from "./send/send-message.ts";
+import { openStore } from "./store/store.ts";
+import { VERSION } from "./version.ts";
+
+export interface ServicePorts {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  host: HostInfo;
+  connectors: ConnectorRegistry;
+}
+
+export function publicBaseUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+export function createService(ports: ServicePorts) {
+  const { config, clock, log, connectors } = ports;
+  const startedAtMs = clock.now();
+  const store = openStore(config.dbPath);
+  mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
+
+  const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
+  const ids = createIdFactory(clock);
+  const ingest = createIngest({
+    store,
+    allowlist: allowlist.current,
+    ids,
+    clock,
+    webhooksEnabled: config.webhookUrl !== null,
+    attachmentDir: config.attachmentDir,
+    log,
+  });
+  const idempotency = createIdempotentRunner({
+    store: store.idempotency,
+    clock,
+    ttlMs: config.idempotencyTtlHours * 3_600_000,
+    scope: "POST /messages/send",
+  });
+  const sendMessage = createSendMessage({
+    store,
+    connectors,
+    limiter: createRateLimiter({
+      clock,
+      ratePerS: config.rateLimitPerChannelRps,
+      burst: config.rateLimitBurst,
+    }),
+    recordOutbound: createOutboundRecorder({ store, ids, clock }),
+    attachmentDir: config.attachmentDir,
+    pathPolicy: {
+      homeDir: ports.host.homeDir,
+      platform: ports.host.platform,
+      ownPaths: [
+        dirname(config.dbPath),
+        config.attachmentDir,
+        config.logDir,
+        config.allowlistPath,
+        config.chatDbPath,
+      ],
+      roots: config.sendPathRoots,
+      maxBytes: config.attachmentMaxBytes,
+    },
+    log,
+  });
+  const sweeper = createAttachmentSweeper({
+    attachments: store.attachments,
+    dir: config.attachmentDir,
+    retentionDays: config.attachmentRetentionDays,
+    clock,
+    log,
+  });
+
+  const connectorHealth = (): Health["connectors"] => ({
+    device_messenger: connectors.device_messenger?.health() ?? {
+      state: "disabled",
+      detail: "Not configured.",
+    },
+    community_chat: connectors.community_chat?.health() ?? {
+      state: "disabled",
+      detail: "Not configured: set GW_COMMUNITY_BOT_TOKEN.",
+    },
+  });
+
+  const app = createApp({
+    bearerToken: config.bearerToken as string,
+    version: VERSION,
+    store,
+    clock,
+    publicBaseUrl: publicBaseUrl(config.bindHost, config.bindPort),
+    attachmentDir: config.attachmentDir,
+    sendMessage,
+    idempotency,
+    log,
+    health: {
+      version: VERSION,
+      startedAtMs,
+      now: clock.now,
+      connectors: connectorHealth,
+      webhookCounts: store.deliveries.counts,
+    },
+  });
+
+  return {
+    app,
+    store,
+    allowlist,
+    ingest,
+    sweeper,
+    idempotency,
+    /** Loads the allowlist and starts the sweeper and the connectors. */
+    async start(): Promise<void> {
+      allowlist.load();
+      sweeper.start();
+      for (const c of Object.values(connectors)) await c.start(ingest);
+    },
+    async close(): Promise<void> {
+      sweeper.stop();
+      for (const c of Object.values(connectors)) await c.stop();
+      store.close();
+    },
+  };
+}
+
+export type Service = ReturnType<typeof createService>;

@@ -1,0 +1,94 @@
+/**
+ * A service built exactly as `gw serve` builds it (createService), on temporary paths, with a manual
+ * clock and recording connectors, driven through `app.handle` (no port). Seed data goes through the
+ * real ingest pipeline.
+ */
+import { afterAll } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatProblems, loadConfig } from "../../src/config/load.ts";
+import type { ConnectorRegistry } from "../../src/connectors/connector.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { createService } from "../../src/service.ts";
+import { recordingConnector } from "../fakes/recording-connector.ts";
+import { recordingLogger } from "./logger.ts";
+import { inbound, manualClock } from "./messages.ts";
+import { isolatedEnv } from "./process.ts";
+import { tempDir } from "./temp.ts";
+
+export const TOKEN = "test-token-0123456789abcdef";
+export const AUTH = { authorization: `Bearer ${TOKEN}` };
+export const AGENT = { ...AUTH, "x-agent-id": "agent-a" };
+
+export const ALLOWLIST = `
+[[entry]]
+source = "device_messenger"
+id = "+15555550100"
+person_id = "ann"
+display_name = "Ann"
+[[entry]]
+source = "community_chat"
+id = "1001"
+person_id = "ann"
+`;
+
+const open: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const s of open.splice(0)) await s.close();
+});
+
+export async function testService(
+  opts: { env?: Record<string, string>; connectors?: ConnectorRegistry } = {},
+) {
+  const dir = tempDir();
+  const env: Record<string, string> = { ...isolatedEnv(dir), GW_BEARER_TOKEN: TOKEN, ...opts.env };
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const host = { platform: process.platform, homeDir: dir, cwd: dir };
+  const loaded = loadConfig(env, host);
+  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
+  const clock = manualClock();
+  const log = recordingLogger();
+  const connectors = opts.connectors ?? {
+    device_messenger: recordingConnector("device_messenger"),
+    community_chat: recordingConnector("community_chat"),
+  };
+  const svc = createService({ config: loaded.config, clock, log, host, connectors });
+  await svc.start();
+  open.push(svc);
+
+  const request = (
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+  ) =>
+    svc.app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: {
+          ...(init.body !== undefined || init.raw !== undefined
+            ? { "content-type": "application/json" }
+            : {}),
+          ...init.headers,
+        },
+        body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
+      }),
+    );
+  const seed = (messages: NormalizedMessage[]) =>
+    svc
+      .ingest({ source: messages[0]?.source ?? "device_messenger", messages, cursor: null })
+      .map((o) => o.id);
+  return {
+    svc,
+    dir,
+    env,
+    clock,
+    log,
+    connectors,
+    request,
+    seed,
+    config: loaded.config,
+    attachmentsDir: join(dir, "data/attachments"),
+  };
+}
+
+export { inbound };
