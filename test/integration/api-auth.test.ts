@@ -57,7 +57,8 @@ describe("then X-Agent-ID on per-agent routes", () => {
     ["GET", "/messages/context?before=99", undefined],
     ["POST", "/messages/mark_read", "{not json"],
   ])("%s %s without X-Agent-ID is 400 AGENT_ID_REQUIRED before validation", async (method, path, raw) => {
-    for (const extra of [{}, { "x-agent-id": "" }, { "x-agent-id": "   " }]) {
+    const variants: Record<string, string>[] = [{}, { "x-agent-id": "" }, { "x-agent-id": "   " }];
+    for (const extra of variants) {
       const res = await t.request(method, path, { headers: { ...AUTH, ...extra }, raw });
       expect(await errorOf(res)).toMatchObject({
         status: 400,
