@@ -33,12 +33,13 @@ async function errorOf(res: Response) {
 
 describe("bearer first", () => {
   test.each(ROUTES)("%s %s without a token is 401 even with a bad request", async (method, path, raw) => {
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       {},
       { authorization: `Bearer ${TOKEN}x` },
       { authorization: TOKEN },
       { authorization: "Bearer " },
-    ]) {
+    ];
+    for (const headers of variants) {
       const res = await t.request(method, path, { headers, raw: raw as string | undefined });
       expect(await errorOf(res)).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
     }
