@@ -49,7 +49,8 @@ export function requiresAgentId(method: string, path: string): boolean {
 export function createApp(deps: AppDeps) {
   const authorized = createBearerCheck(deps.bearerToken);
   let root: AnyElysia | null = null;
-  const app = new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES } })
+  // normalize: false keeps validation strict (by default Elysia turns `"x"` into `[{}]` for an array of objects).
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: MAX_BODY_BYTES } })
     .onError(({ code, error, set, request, route }) => {
       const appError = toHttpError(code, error, request.method, route || new URL(request.url).pathname);
       if (appError.code === "INTERNAL_ERROR")

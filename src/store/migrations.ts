@@ -47,11 +47,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (message_id, agent_id)
   ) WITHOUT ROWID;
 
-  CREATE TABLE read_floors (
-    agent_id    TEXT PRIMARY KEY,
-    message_ts  INTEGER NOT NULL,
-    message_id  TEXT NOT NULL
+  CREATE TABLE read_runs (
+    agent_id  TEXT NOT NULL,
+    start_ts  INTEGER NOT NULL,
+    start_id  TEXT NOT NULL,
+    end_ts    INTEGER NOT NULL,
+    end_id    TEXT NOT NULL,
+    PRIMARY KEY (agent_id, start_ts, start_id)
   ) WITHOUT ROWID;
+  CREATE INDEX read_runs_end ON read_runs (end_ts, end_id);
 
   CREATE TABLE attachments (
     id           TEXT PRIMARY KEY,

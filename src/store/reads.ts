@@ -1,10 +1,11 @@
 /**
- * Per-agent read state: read marks (one per message id and agent id, never removed) and the unread
- * query. To keep unread fast when an agent has read almost everything, each agent has a floor: every
- * allowed message ordered before (message_ts, id) of the floor is read by that agent. mark_read moves
- * the floor up to the agent's first unread message; storing an allowed message below a floor moves
- * that floor down (ingest calls lowerFloors in its transaction). The floor only narrows the scan; the
- * NOT EXISTS on read_marks still decides.
+ * Per-agent read state. Read marks (message id, agent id, read time) are the record: one per pair,
+ * never removed. To keep unread fast however the marks are spread, each agent's marks are also kept as
+ * runs: maximal intervals, in (message_ts, id) order over allowed messages, of messages the agent has
+ * read. Invariant: an allowed message lies inside one of the agent's runs exactly when the agent has
+ * marked it. markRead extends or merges runs; storing an allowed message inside a run splits that run
+ * (ingest calls splitRunsAt in its transaction). The unread walk then skips a whole run per step, so
+ * its cost grows with the messages it returns and the runs it jumps, never with how many are read.
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";
@@ -18,70 +19,130 @@ export interface UnreadFilter {
   limit: number;
 }
 
-/** The unread query for one combination of filters; exported so plan tests use the very same SQL. */
-export function unreadSql(filter: { source: boolean; channel: boolean }): string {
+/** A position in message order; walks take messages strictly after it. */
+interface Key {
+  ts: number;
+  id: string;
+}
+
+/** Sorts after every message id at the same timestamp. */
+const AFTER_ALL_IDS = "~";
+
+/** Allowed messages after a position, for one combination of filters; exported for the plan tests. */
+export function unreadCandidatesSql(filter: { source: boolean; channel: boolean }): string {
   const index = filter.channel ? "messages_channel_ts" : "messages_status_ts";
   return `
     SELECT * FROM messages m INDEXED BY ${index}
     WHERE ${filter.channel ? "m.channel_id = $channel AND " : ""}m.allowlist_status = 'allowed'
-      AND (m.message_ts, m.id) >= ($ts, $id)
+      AND (m.message_ts, m.id) > ($ts, $id)
       ${filter.source ? "AND m.source = $source" : ""}
-      AND NOT EXISTS (SELECT 1 FROM read_marks r WHERE r.message_id = m.id AND r.agent_id = $agent)
     ORDER BY m.message_ts, m.id LIMIT $limit`;
 }
 
-interface Key {
-  message_ts: number;
-  message_id: string;
-}
+export const RUN_AT_OR_BEFORE_SQL = `
+  SELECT start_ts, start_id, end_ts, end_id FROM read_runs
+  WHERE agent_id = ?1 AND (start_ts, start_id) <= (?2, ?3)
+  ORDER BY start_ts DESC, start_id DESC LIMIT 1`;
+
+type Run = { start_ts: number; start_id: string; end_ts: number; end_id: string };
+type RunRow = Run & { agent_id: string };
+
+const after = (a: Key, b: Key) => a.ts > b.ts || (a.ts === b.ts && a.id > b.id);
+const keyOf = (m: MessageRow): Key => ({ ts: m.message_ts, id: m.id });
 
 export function createReadStore(db: Database) {
-  const variants = new Map<
-    string,
-    ReturnType<typeof db.prepare<MessageRow, Record<string, string | number>>>
-  >();
-  const unreadStmt = (source: boolean, channel: boolean) => {
+  type Stmt = ReturnType<typeof db.prepare<MessageRow, Record<string, string | number>>>;
+  const variants = new Map<string, Stmt>();
+  const candidates = (source: boolean, channel: boolean): Stmt => {
     const k = `${source}${channel}`;
     let s = variants.get(k);
     if (!s) {
-      s = db.prepare<MessageRow, Record<string, string | number>>(unreadSql({ source, channel }));
+      s = db.prepare<MessageRow, Record<string, string | number>>(unreadCandidatesSql({ source, channel }));
       variants.set(k, s);
     }
     return s;
   };
-  const floorOf = db.prepare<Key, [string]>(
-    "SELECT message_ts, message_id FROM read_floors WHERE agent_id = ?1",
+  const runAtOrBefore = db.prepare<Run, [string, number, string]>(RUN_AT_OR_BEFORE_SQL);
+  const runStartingAt = db.prepare<Run, [string, number, string]>(
+    "SELECT start_ts, start_id, end_ts, end_id FROM read_runs WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
   );
-  const setFloor = db.prepare<unknown, [string, number, string]>(
-    `INSERT INTO read_floors (agent_id, message_ts, message_id) VALUES (?1, ?2, ?3)
-     ON CONFLICT (agent_id) DO UPDATE SET message_ts = excluded.message_ts, message_id = excluded.message_id`,
+  const runsAcross = db.prepare<RunRow, [number, string]>(
+    `SELECT * FROM read_runs INDEXED BY read_runs_end
+     WHERE (end_ts, end_id) > (?1, ?2) AND (start_ts, start_id) < (?1, ?2)`,
   );
-  const lower = db.prepare<unknown, [number, string]>(
-    "UPDATE read_floors SET message_ts = ?1, message_id = ?2 WHERE (message_ts, message_id) > (?1, ?2)",
+  const insertRun = db.prepare<unknown, [string, number, string, number, string]>(
+    "INSERT INTO read_runs (agent_id, start_ts, start_id, end_ts, end_id) VALUES (?1, ?2, ?3, ?4, ?5)",
   );
-  const lastAllowed = db.prepare<Key, []>(
-    `SELECT message_ts, id AS message_id FROM messages INDEXED BY messages_status_ts
-     WHERE allowlist_status = 'allowed' ORDER BY message_ts DESC, id DESC LIMIT 1`,
+  const setRunEnd = db.prepare<unknown, [string, number, string, number, string]>(
+    "UPDATE read_runs SET end_ts = ?4, end_id = ?5 WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
+  );
+  const deleteRun = db.prepare<unknown, [string, number, string]>(
+    "DELETE FROM read_runs WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
+  );
+  const prevAllowed = db.prepare<Key, [number, string]>(
+    `SELECT message_ts AS ts, id FROM messages INDEXED BY messages_status_ts
+     WHERE allowlist_status = 'allowed' AND (message_ts, id) < (?1, ?2) ORDER BY message_ts DESC, id DESC LIMIT 1`,
+  );
+  const nextAllowed = db.prepare<Key, [number, string]>(
+    `SELECT message_ts AS ts, id FROM messages INDEXED BY messages_status_ts
+     WHERE allowlist_status = 'allowed' AND (message_ts, id) > (?1, ?2) ORDER BY message_ts, id LIMIT 1`,
+  );
+  const allowedKey = db.prepare<Key, [string]>(
+    "SELECT message_ts AS ts, id FROM messages WHERE id = ?1 AND allowlist_status = 'allowed'",
   );
   const mark = db.prepare<unknown, [string, string, number]>(
-    `INSERT INTO read_marks (message_id, agent_id, read_at)
-     SELECT id, ?2, ?3 FROM messages WHERE id = ?1 AND allowlist_status = 'allowed'
-     ON CONFLICT (message_id, agent_id) DO NOTHING`,
+    "INSERT INTO read_marks (message_id, agent_id, read_at) VALUES (?1, ?2, ?3) ON CONFLICT (message_id, agent_id) DO NOTHING",
   );
 
-  const unread = (agentId: string, f: UnreadFilter): MessageRow[] => {
-    const floor = floorOf.get(agentId);
-    // `message_ts > since` on integer milliseconds is `(message_ts, id) >= (since + 1, '')`.
-    let ts = f.sinceMs === null ? BEFORE_ALL_TIME : f.sinceMs + 1;
-    let id = "";
-    if (floor && (floor.message_ts > ts || (floor.message_ts === ts && floor.message_id > id))) {
-      ts = floor.message_ts;
-      id = floor.message_id;
+  /** The agent's run that contains `k`, if any. */
+  const covering = (agentId: string, k: Key): Run | null => {
+    const run = runAtOrBefore.get(agentId, k.ts, k.id);
+    return run && !after(k, { ts: run.end_ts, id: run.end_id }) ? run : null;
+  };
+
+  /** Adds a newly marked message to the agent's runs, merging with the runs on either side. */
+  const addToRuns = (agentId: string, k: Key): void => {
+    const before = runAtOrBefore.get(agentId, k.ts, k.id);
+    const prev = prevAllowed.get(k.ts, k.id);
+    const next = nextAllowed.get(k.ts, k.id);
+    const left = before && prev && before.end_ts === prev.ts && before.end_id === prev.id ? before : null;
+    const right = next ? runStartingAt.get(agentId, next.ts, next.id) : null;
+    if (left && right) {
+      deleteRun.run(agentId, right.start_ts, right.start_id);
+      setRunEnd.run(agentId, left.start_ts, left.start_id, right.end_ts, right.end_id);
+    } else if (left) {
+      setRunEnd.run(agentId, left.start_ts, left.start_id, k.ts, k.id);
+    } else if (right) {
+      deleteRun.run(agentId, right.start_ts, right.start_id);
+      insertRun.run(agentId, k.ts, k.id, right.end_ts, right.end_id);
+    } else {
+      insertRun.run(agentId, k.ts, k.id, k.ts, k.id);
     }
-    const params: Record<string, string | number> = { agent: agentId, ts, id, limit: f.limit };
-    if (f.source !== null) params.source = f.source;
-    if (f.channelId !== null) params.channel = f.channelId;
-    return unreadStmt(f.source !== null, f.channelId !== null).all(params);
+  };
+
+  const unread = (agentId: string, f: UnreadFilter): MessageRow[] => {
+    let pos: Key =
+      f.sinceMs === null ? { ts: BEFORE_ALL_TIME, id: "" } : { ts: f.sinceMs, id: AFTER_ALL_IDS };
+    const stmt = candidates(f.source !== null, f.channelId !== null);
+    const out: MessageRow[] = [];
+    walk: while (out.length < f.limit) {
+      const want = f.limit - out.length;
+      const params: Record<string, string | number> = { ts: pos.ts, id: pos.id, limit: want };
+      if (f.source !== null) params.source = f.source;
+      if (f.channelId !== null) params.channel = f.channelId;
+      const batch = stmt.all(params);
+      for (const m of batch) {
+        const run = covering(agentId, keyOf(m));
+        if (run) {
+          pos = { ts: run.end_ts, id: run.end_id };
+          continue walk;
+        }
+        out.push(m);
+        pos = keyOf(m);
+      }
+      if (batch.length < want) break;
+    }
+    return out;
   };
 
   return {
@@ -91,17 +152,50 @@ export function createReadStore(db: Database) {
       db
         .transaction(() => {
           const unique = [...new Set(ids)];
-          for (const id of unique) mark.run(id, agentId, now);
-          const first = unread(agentId, { source: null, channelId: null, sinceMs: null, limit: 1 })[0];
-          const floor = first ? { message_ts: first.message_ts, message_id: first.id } : lastAllowed.get();
-          if (floor) setFloor.run(agentId, floor.message_ts, floor.message_id);
+          for (const id of unique) {
+            const k = allowedKey.get(id);
+            if (k && mark.run(id, agentId, now).changes === 1) addToRuns(agentId, k);
+          }
           return unique.length;
         })
         .immediate(),
-    /** Called when an allowed message is stored: no floor may stay above it. */
-    lowerFloors(messageTs: number, messageId: string): void {
-      lower.run(messageTs, messageId);
+    /** Called right after an allowed message is stored: no run may cover it, as nobody has read it. */
+    splitRunsAt(messageTs: number, messageId: string): void {
+      const k = { ts: messageTs, id: messageId };
+      for (const run of runsAcross.all(k.ts, k.id)) {
+        const prev = prevAllowed.get(k.ts, k.id) as Key;
+        const next = nextAllowed.get(k.ts, k.id) as Key;
+        setRunEnd.run(run.agent_id, run.start_ts, run.start_id, prev.ts, prev.id);
+        insertRun.run(run.agent_id, next.ts, next.id, run.end_ts, run.end_id);
+      }
     },
+    /** Rebuilds an agent's runs from its read marks (repair, and bulk-loaded marks in benchmarks). */
+    rebuildRuns: (agentId: string): void =>
+      db
+        .transaction(() => {
+          db.run("DELETE FROM read_runs WHERE agent_id = ?1", [agentId]);
+          const rows = db
+            .query<{ ts: number; id: string; is_read: number }, [string]>(
+              `SELECT m.message_ts AS ts, m.id, r.message_id IS NOT NULL AS is_read
+               FROM messages m INDEXED BY messages_status_ts
+               LEFT JOIN read_marks r ON r.message_id = m.id AND r.agent_id = ?1
+               WHERE m.allowlist_status = 'allowed' ORDER BY m.message_ts, m.id`,
+            )
+            .iterate(agentId);
+          let start: Key | null = null;
+          let end: Key | null = null;
+          for (const r of rows) {
+            if (r.is_read) {
+              start ??= { ts: r.ts, id: r.id };
+              end = { ts: r.ts, id: r.id };
+            } else if (start && end) {
+              insertRun.run(agentId, start.ts, start.id, end.ts, end.id);
+              start = null;
+            }
+          }
+          if (start && end) insertRun.run(agentId, start.ts, start.id, end.ts, end.id);
+        })
+        .immediate(),
   };
 }
 

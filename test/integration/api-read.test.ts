@@ -240,7 +240,7 @@ describe("D. POST /messages/mark_read", () => {
     ["missing message_ids", {}, undefined, "message_ids"],
     ["message_ids not an array", { message_ids: "x" }, undefined, "message_ids"],
     ["an id that is not a string", { message_ids: [1] }, undefined, "message_ids.0"],
-    ["a JSON array", [], undefined, "message_ids"],
+    ["a JSON array", [], undefined, "body"],
   ])("%s -> 422 VALIDATION_FAILED", async (_why, body, raw, field) => {
     const res = await mark(body, raw);
     expect(res.status).toBe(422);

@@ -208,7 +208,7 @@ describe("all or nothing", () => {
       }),
     ];
     const snapshot = () =>
-      `${["messages", "attachments", "webhook_deliveries", "channels", "read_floors"].map((x) => count(t, x))}` +
+      `${["messages", "attachments", "webhook_deliveries", "channels", "read_runs"].map((x) => count(t, x))}` +
       `|${t.store.cursors.get("device_messenger")?.position}`;
     const before = snapshot();
     expect(() => t.ingest({ source: "device_messenger", messages: batch, cursor: "3" })).toThrow("injected");

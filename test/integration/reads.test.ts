@@ -3,11 +3,18 @@ import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createOutboundRecorder } from "../../src/ingest/outbound.ts";
 import { toEnvelope } from "../../src/store/envelope.ts";
 import type { UnreadFilter } from "../../src/store/reads.ts";
+import type { Store } from "../../src/store/store.ts";
 import { inbound, storeWithIngest } from "../helpers/messages.ts";
 
 const STRANGER = { id: "+15555550999", displayName: "Stranger" };
 const T0 = Date.UTC(2026, 0, 1);
 const ALL: UnreadFilter = { source: null, channelId: null, sinceMs: null, limit: 100 };
+
+function runs(t: { store: Store }, agent = "a") {
+  return t.store.db
+    .query("SELECT start_id, end_id FROM read_runs WHERE agent_id = ?1 ORDER BY start_ts, start_id")
+    .all(agent) as { start_id: string; end_id: string }[];
+}
 
 function seeded(messages: NormalizedMessage[]) {
   const t = storeWithIngest();
@@ -62,27 +69,91 @@ describe("unread", () => {
     ]);
   });
 
-  test("the read floor never hides a message stored later with an older timestamp", () => {
+  test("a message stored later inside a read run is unread (the run splits)", () => {
     const t = seeded(Array.from({ length: 20 }, (_, i) => inbound({ timestampMs: T0 + 10_000 + i })));
     t.store.reads.markRead("a", t.ids, 1);
     expect(t.store.reads.unread("a", ALL)).toEqual([]);
-    expect(t.store.db.query("SELECT message_ts FROM read_floors WHERE agent_id = 'a'").get()).toEqual({
-      message_ts: T0 + 10_019,
-    });
+    expect(runs(t)).toHaveLength(1);
     const [late] = t.ingest({
       source: "device_messenger",
-      messages: [inbound({ timestampMs: T0 })],
+      messages: [inbound({ timestampMs: T0 + 10_005 })],
       cursor: null,
     });
     expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual([late?.id as string]);
+    expect(runs(t)).toHaveLength(2);
+    t.store.reads.markRead("a", [late?.id as string], 2);
+    expect(runs(t)).toHaveLength(1);
   });
 
-  test("the floor stops at the first unread message", () => {
+  test("runs merge as gaps are filled, whatever the marking order", () => {
     const t = seeded(Array.from({ length: 10 }, (_, i) => inbound({ timestampMs: T0 + i })));
-    t.store.reads.markRead("a", [...t.ids.slice(0, 4), ...t.ids.slice(5)], 1);
-    expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual([t.ids[4] as string]);
-    t.store.reads.markRead("a", [t.ids[4] as string], 2);
-    expect(t.store.reads.unread("a", ALL)).toEqual([]);
+    const ids = t.ids;
+    const pick = (...at: number[]) => at.map((i) => ids[i] as string);
+    t.store.reads.markRead("a", pick(0, 2, 4, 9), 1);
+    expect(runs(t)).toHaveLength(4);
+    t.store.reads.markRead("a", pick(1, 3), 1);
+    expect(runs(t)).toHaveLength(2);
+    expect(t.store.reads.unread("a", ALL).map((r) => r.id)).toEqual(ids.slice(5, 9));
+    t.store.reads.markRead("a", pick(8, 6, 7, 5), 1);
+    expect(runs(t)).toEqual([{ start_id: pick(0)[0] as string, end_id: pick(9)[0] as string }]);
+  });
+
+  test("model check: random stores and marks by three agents agree with a naive unread", () => {
+    const t = storeWithIngest();
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    type Model = { id: string; ts: number; allowed: boolean; source: string; channel: string };
+    const all: Model[] = [];
+    const marked = new Map<string, Set<string>>(["a", "b", "c"].map((a) => [a, new Set<string>()]));
+    const channels = ["+15555550100", "+15555550101", "chat-guid-x"];
+    for (let step = 0; step < 400; step++) {
+      if (rand(3) > 0 || all.length < 5) {
+        const kind = rand(10);
+        const channel = channels[rand(3)] as string;
+        const m = inbound({
+          timestampMs: T0 + rand(500),
+          channel: { id: channel, type: "dm", platformRef: channel },
+          sender: kind < 2 ? STRANGER : { id: "+15555550100", displayName: "x" },
+          direction: kind === 9 ? "outbound" : "inbound",
+        });
+        const [o] = t.ingest({ source: "device_messenger", messages: [m], cursor: null });
+        all.push({
+          id: o?.id as string,
+          ts: m.timestampMs,
+          allowed: kind >= 2 && kind < 9,
+          source: m.source,
+          channel,
+        });
+      } else {
+        const agent = ["a", "b", "c"][rand(3)] as string;
+        const ids = Array.from({ length: 1 + rand(8) }, () => (all[rand(all.length)] as Model).id);
+        t.store.reads.markRead(agent, ids, step);
+        for (const id of ids) if (all.find((m) => m.id === id)?.allowed) marked.get(agent)?.add(id);
+      }
+      for (const agent of ["a", "b", "c"]) {
+        const sinceMs = rand(2) ? null : T0 + rand(500);
+        const channelId = rand(2) ? null : (channels[rand(3)] as string);
+        const limit = 1 + rand(30);
+        const expected = all
+          .filter((m) => m.allowed && !marked.get(agent)?.has(m.id))
+          .filter(
+            (m) => (sinceMs === null || m.ts > sinceMs) && (channelId === null || m.channel === channelId),
+          )
+          .sort((x, y) => x.ts - y.ts || (x.id < y.id ? -1 : 1))
+          .slice(0, limit)
+          .map((m) => m.id);
+        const got = t.store.reads.unread(agent, { source: null, channelId, sinceMs, limit }).map((r) => r.id);
+        expect(got).toEqual(expected);
+      }
+    }
+    for (const agent of ["a", "b", "c"]) {
+      const before = runs(t, agent);
+      t.store.reads.rebuildRuns(agent);
+      expect(runs(t, agent)).toEqual(before);
+    }
   });
 });
 

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { CONTEXT_AFTER_SQL, CONTEXT_BEFORE_SQL, QUARANTINE_SQL } from "../../src/store/messages.ts";
-import { unreadSql } from "../../src/store/reads.ts";
+import { RUN_AT_OR_BEFORE_SQL, unreadCandidatesSql } from "../../src/store/reads.ts";
 import { openStore } from "../../src/store/store.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -35,10 +35,14 @@ test.each([
   [{ source: true, channel: false }, "messages_status_ts", "allowlist_status=? AND (message_ts,id)>(?,?)"],
   [{ source: false, channel: true }, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)"],
   [{ source: true, channel: true }, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)"],
-])("unread %p walks %s and probes read marks by primary key", (filter, index, range) => {
-  const sql = unreadSql(filter);
-  expectIndexed(sql, index, range);
-  expect(plan(sql)).toContain("SEARCH r USING PRIMARY KEY (message_id=? AND agent_id=?)");
+])("unread candidates %p walk %s", (filter, index, range) => {
+  expectIndexed(unreadCandidatesSql(filter), index, range);
+});
+
+test("the read run covering a message is one primary-key search", () => {
+  expect(plan(RUN_AT_OR_BEFORE_SQL)).toEqual([
+    "SEARCH read_runs USING PRIMARY KEY (agent_id=? AND (start_ts,start_id)<(?,?))",
+  ]);
 });
 
 test("context walks the channel index both ways", () => {
