@@ -4,8 +4,9 @@
  * runs: maximal intervals, in (message_ts, id) order over allowed messages, of messages the agent has
  * read. Invariant: an allowed message lies inside one of the agent's runs exactly when the agent has
  * marked it. markRead extends or merges runs; storing an allowed message inside a run splits that run
- * (ingest calls splitRunsAt in its transaction). The unread walk then skips a whole run per step, so
- * its cost grows with the messages it returns and the runs it jumps, never with how many are read.
+ * (ingest calls splitRunsAt in its transaction). The unread walk takes the candidates up to the next
+ * run and jumps over that run in one step, so its cost grows with the messages it returns and the runs
+ * it jumps, never with how many messages are read.
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";
@@ -63,6 +64,10 @@ export function createReadStore(db: Database) {
     return s;
   };
   const runAtOrBefore = db.prepare<Run, [string, number, string]>(RUN_AT_OR_BEFORE_SQL);
+  const runAfter = db.prepare<Run, [string, number, string]>(
+    `SELECT start_ts, start_id, end_ts, end_id FROM read_runs
+     WHERE agent_id = ?1 AND (start_ts, start_id) > (?2, ?3) ORDER BY start_ts, start_id LIMIT 1`,
+  );
   const runStartingAt = db.prepare<Run, [string, number, string]>(
     "SELECT start_ts, start_id, end_ts, end_id FROM read_runs WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
   );
@@ -121,26 +126,30 @@ export function createReadStore(db: Database) {
   };
 
   const unread = (agentId: string, f: UnreadFilter): MessageRow[] => {
-    let pos: Key =
-      f.sinceMs === null ? { ts: BEFORE_ALL_TIME, id: "" } : { ts: f.sinceMs, id: AFTER_ALL_IDS };
+    let pos: Key = f.sinceMs === null ? { ts: BEFORE_ALL_TIME, id: "" } : { ts: f.sinceMs, id: AFTER_ALL_IDS };
+    const inRun = covering(agentId, pos);
+    if (inRun) pos = { ts: inRun.end_ts, id: inRun.end_id };
     const stmt = candidates(f.source !== null, f.channelId !== null);
+    const params: Record<string, string | number> = {};
+    if (f.source !== null) params.source = f.source;
+    if (f.channelId !== null) params.channel = f.channelId;
     const out: MessageRow[] = [];
-    walk: while (out.length < f.limit) {
+    // Each round takes the unread candidates before the next run, or jumps over that run.
+    while (out.length < f.limit) {
+      const next = runAfter.get(agentId, pos.ts, pos.id);
       const want = f.limit - out.length;
-      const params: Record<string, string | number> = { ts: pos.ts, id: pos.id, limit: want };
-      if (f.source !== null) params.source = f.source;
-      if (f.channelId !== null) params.channel = f.channelId;
-      const batch = stmt.all(params);
+      const batch = stmt.all({ ...params, ts: pos.ts, id: pos.id, limit: want });
+      let jumped = false;
       for (const m of batch) {
-        const run = covering(agentId, keyOf(m));
-        if (run) {
-          pos = { ts: run.end_ts, id: run.end_id };
-          continue walk;
+        if (next && !after({ ts: next.start_ts, id: next.start_id }, keyOf(m))) {
+          pos = { ts: next.end_ts, id: next.end_id };
+          jumped = true;
+          break;
         }
         out.push(m);
         pos = keyOf(m);
       }
-      if (batch.length < want) break;
+      if (!jumped && batch.length < want) break;
     }
     return out;
   };
