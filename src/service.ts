@@ -1,6 +1,6 @@
 /**
  * Builds the whole service from a parsed Config and the ports (clock, logger, host, connectors):
- * store, allowlist, ingest, send path, sweeper and the HTTP app. `gw serve` calls it with the real
+ * store, allowlist, ingest, send path, timers (attachment retention, key expiry) and the HTTP app. `gw serve` calls it with the real
  * ports; tests call it with temporary paths and test connectors. It does not listen and installs no
  * signal handlers: the command does that. `close()` stops timers and connectors and closes the store.
  */
@@ -30,6 +30,9 @@ export interface ServicePorts {
   host: HostInfo;
   connectors: ConnectorRegistry;
 }
+
+/** How often expired Idempotency-Keys are deleted (they stop counting at expiry regardless). */
+export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function publicBaseUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -121,6 +124,8 @@ export function createService(ports: ServicePorts) {
     },
   });
 
+  let purgeTimer: ReturnType<typeof setInterval> | null = null;
+
   return {
     app,
     store,
@@ -132,10 +137,12 @@ export function createService(ports: ServicePorts) {
     async start(): Promise<void> {
       allowlist.load();
       sweeper.start();
+      purgeTimer = setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
       for (const c of Object.values(connectors)) await c.start(ingest);
     },
     async close(): Promise<void> {
       sweeper.stop();
+      if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();
       store.close();
     },

@@ -144,3 +144,16 @@ describe("/healthz", () => {
     });
   });
 });
+
+describe("unexpected failures", () => {
+  test("an unhandled exception is 500 INTERNAL_ERROR with no stack trace, and is logged", async () => {
+    const h = await testService();
+    h.svc.store.db.run("DROP TABLE read_runs");
+    const res = await h.request("GET", "/messages/unread", { headers: AGENT });
+    expect(res.status).toBe(500);
+    const body = await res.text();
+    expect(JSON.parse(body)).toEqual({ error: { code: "INTERNAL_ERROR", message: "Internal error.", details: {} } });
+    expect(body).not.toContain("read_runs");
+    expect(h.log.entries.some((e) => e.level === "error" && e.msg === "unhandled error")).toBe(true);
+  });
+});

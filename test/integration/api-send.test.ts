@@ -273,6 +273,8 @@ describe("Idempotency-Key", () => {
     expect(later.body.message_id).not.toBe(first.body.message_id);
     expect(s.device.sends).toHaveLength(2);
     expect(s.svc.idempotency.purgeExpired()).toBe(0);
+    s.clock.advance(3_600_000);
+    expect(s.svc.idempotency.purgeExpired()).toBe(1);
   });
 
   test("a key left in flight by a crash is never re-sent: 502 with reason outcome_unknown", async () => {
