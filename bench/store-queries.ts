@@ -569,10 +569,10 @@ function run(path: string): void {
   ) as Record<string, number>;
 
   const plans: Record<string, string> = {
-    "unread (no filter / since)": plan(store, unreadCandidatesSql({ source: false, channel: false })),
-    "unread (channel)": plan(store, unreadCandidatesSql({ source: false, channel: true })),
-    "unread (source)": plan(store, unreadCandidatesSql({ source: true, channel: false })),
-    "unread (source + channel)": plan(store, unreadCandidatesSql({ source: true, channel: true })),
+    "unread (no filter / since)": plan(store, unreadCandidatesSql("all")),
+    "unread (channel)": plan(store, unreadCandidatesSql("channel")),
+    "unread (source)": plan(store, unreadCandidatesSql("source")),
+    "unread (source + channel)": plan(store, unreadCandidatesSql("channel", true)),
     "context before": plan(store, CONTEXT_BEFORE_SQL),
     "context after": plan(store, CONTEXT_AFTER_SQL),
     quarantine: plan(store, QUARANTINE_SQL),

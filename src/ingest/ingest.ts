@@ -104,7 +104,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     if (m.direction === "inbound") store.channels.observeInbound({ ...m.channel, source: m.source }, now);
     let deliveryId: string | null = null;
     if (status === "allowed") {
-      store.reads.splitRunsAt(m.timestampMs, id);
+      store.reads.splitRunsAt({ message_ts: m.timestampMs, id, source: m.source, channel_id: m.channel.id });
       if (deps.webhooksEnabled) {
         deliveryId = ids.delivery();
         store.deliveries.insertPending(deliveryId, id, m.channel.id, now);

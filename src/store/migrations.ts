@@ -30,6 +30,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX messages_platform ON messages (source, platform_id) WHERE platform_id IS NOT NULL;
   CREATE INDEX messages_status_ts ON messages (allowlist_status, message_ts, id);
   CREATE INDEX messages_channel_ts ON messages (channel_id, message_ts, id);
+  CREATE INDEX messages_channel_status_ts ON messages (channel_id, allowlist_status, message_ts, id);
+  CREATE INDEX messages_source_status_ts ON messages (source, allowlist_status, message_ts, id);
 
   CREATE TABLE channels (
     id                TEXT PRIMARY KEY,
@@ -49,13 +51,14 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE TABLE read_runs (
     agent_id  TEXT NOT NULL,
+    scope     TEXT NOT NULL,
     start_ts  INTEGER NOT NULL,
     start_id  TEXT NOT NULL,
     end_ts    INTEGER NOT NULL,
     end_id    TEXT NOT NULL,
-    PRIMARY KEY (agent_id, start_ts, start_id)
+    PRIMARY KEY (agent_id, scope, start_ts, start_id)
   ) WITHOUT ROWID;
-  CREATE INDEX read_runs_end ON read_runs (end_ts, end_id);
+  CREATE INDEX read_runs_end ON read_runs (scope, end_ts, end_id);
 
   CREATE TABLE attachments (
     id           TEXT PRIMARY KEY,

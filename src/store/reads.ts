@@ -1,12 +1,14 @@
 /**
  * Per-agent read state. Read marks (message id, agent id, read time) are the record: one per pair,
- * never removed. To keep unread fast however the marks are spread, each agent's marks are also kept as
- * runs: maximal intervals, in (message_ts, id) order over allowed messages, of messages the agent has
- * read. Invariant: an allowed message lies inside one of the agent's runs exactly when the agent has
- * marked it. markRead extends or merges runs; storing an allowed message inside a run splits that run
- * (ingest calls splitRunsAt in its transaction). The unread walk takes the candidates up to the next
- * run and jumps over that run in one step, so its cost grows with the messages it returns and the runs
- * it jumps, never with how many messages are read.
+ * never removed. So that unread stays fast however the marks are spread, each agent's marks are also
+ * kept as runs: maximal intervals, in (message_ts, id) order, of allowed messages the agent has read,
+ * within a scope — all messages (`*`), one source (`source:<s>`) or one channel (`channel:<id>`).
+ * Invariant, per scope: an allowed message of the scope lies inside one of the agent's runs of that
+ * scope exactly when the agent has marked it. markRead extends or merges the three runs a message
+ * belongs to; storing an allowed message inside a run splits it (ingest calls splitRunsAt in its
+ * transaction). An unread walk uses the scope of its filter, takes the candidates up to the next run and
+ * jumps that run whole; between two runs of a scope lies at least one unread message of that scope, so
+ * a walk costs about one step per message returned, however many messages are read.
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";
@@ -20,6 +22,8 @@ export interface UnreadFilter {
   limit: number;
 }
 
+type ScopeKind = "all" | "source" | "channel";
+
 /** A position in message order; walks take messages strictly after it. */
 interface Key {
   ts: number;
@@ -29,116 +33,148 @@ interface Key {
 /** Sorts after every message id at the same timestamp. */
 const AFTER_ALL_IDS = "~";
 
-/** Allowed messages after a position, for one combination of filters; exported for the plan tests. */
-export function unreadCandidatesSql(filter: { source: boolean; channel: boolean }): string {
-  const index = filter.channel ? "messages_channel_ts" : "messages_status_ts";
+const SCOPE_WHERE: Record<ScopeKind, { index: string; where: string }> = {
+  all: { index: "messages_status_ts", where: "m.allowlist_status = 'allowed'" },
+  source: {
+    index: "messages_source_status_ts",
+    where: "m.source = $value AND m.allowlist_status = 'allowed'",
+  },
+  channel: {
+    index: "messages_channel_status_ts",
+    where: "m.channel_id = $value AND m.allowlist_status = 'allowed'",
+  },
+};
+
+/** Allowed messages of a scope after a position (the unread candidates); exported for the plan tests. */
+export function unreadCandidatesSql(kind: ScopeKind, alsoSource = false): string {
+  const { index, where } = SCOPE_WHERE[kind];
   return `
     SELECT * FROM messages m INDEXED BY ${index}
-    WHERE ${filter.channel ? "m.channel_id = $channel AND " : ""}m.allowlist_status = 'allowed'
-      AND (m.message_ts, m.id) > ($ts, $id)
-      ${filter.source ? "AND m.source = $source" : ""}
+    WHERE ${where} AND (m.message_ts, m.id) > ($ts, $id)${alsoSource ? " AND m.source = $source" : ""}
     ORDER BY m.message_ts, m.id LIMIT $limit`;
+}
+
+function neighbourSql(kind: ScopeKind, direction: "prev" | "next"): string {
+  const { index, where } = SCOPE_WHERE[kind];
+  const [op, order] = direction === "prev" ? ["<", "DESC"] : [">", "ASC"];
+  return `
+    SELECT m.message_ts AS ts, m.id FROM messages m INDEXED BY ${index}
+    WHERE ${where} AND (m.message_ts, m.id) ${op} ($ts, $id)
+    ORDER BY m.message_ts ${order}, m.id ${order} LIMIT 1`;
 }
 
 export const RUN_AT_OR_BEFORE_SQL = `
   SELECT start_ts, start_id, end_ts, end_id FROM read_runs
-  WHERE agent_id = ?1 AND (start_ts, start_id) <= (?2, ?3)
+  WHERE agent_id = ?1 AND scope = ?2 AND (start_ts, start_id) <= (?3, ?4)
   ORDER BY start_ts DESC, start_id DESC LIMIT 1`;
 
 type Run = { start_ts: number; start_id: string; end_ts: number; end_id: string };
-type RunRow = Run & { agent_id: string };
+type Scope = { kind: ScopeKind; value: string; name: string };
 
 const after = (a: Key, b: Key) => a.ts > b.ts || (a.ts === b.ts && a.id > b.id);
-const keyOf = (m: MessageRow): Key => ({ ts: m.message_ts, id: m.id });
+const keyOf = (m: { message_ts: number; id: string }): Key => ({ ts: m.message_ts, id: m.id });
+
+function scopesOf(m: { source: string; channel_id: string }): Scope[] {
+  return [
+    { kind: "all", value: "", name: "*" },
+    { kind: "source", value: m.source, name: `source:${m.source}` },
+    { kind: "channel", value: m.channel_id, name: `channel:${m.channel_id}` },
+  ];
+}
+
+function scopeOfFilter(f: UnreadFilter): Scope {
+  if (f.channelId !== null) return { kind: "channel", value: f.channelId, name: `channel:${f.channelId}` };
+  if (f.source !== null) return { kind: "source", value: f.source, name: `source:${f.source}` };
+  return { kind: "all", value: "", name: "*" };
+}
 
 export function createReadStore(db: Database) {
-  type Stmt = ReturnType<typeof db.prepare<MessageRow, Record<string, string | number>>>;
-  const variants = new Map<string, Stmt>();
-  const candidates = (source: boolean, channel: boolean): Stmt => {
-    const k = `${source}${channel}`;
-    let s = variants.get(k);
+  const cache = new Map<string, ReturnType<typeof db.prepare>>();
+  const stmt = <R>(sql: string) => {
+    let s = cache.get(sql);
     if (!s) {
-      s = db.prepare<MessageRow, Record<string, string | number>>(unreadCandidatesSql({ source, channel }));
-      variants.set(k, s);
+      s = db.prepare(sql);
+      cache.set(sql, s);
     }
-    return s;
+    return s as unknown as {
+      get(p: Record<string, string | number>): R | null;
+      all(p: Record<string, string | number>): R[];
+    };
   };
-  const runAtOrBefore = db.prepare<Run, [string, number, string]>(RUN_AT_OR_BEFORE_SQL);
-  const runAfter = db.prepare<Run, [string, number, string]>(
+  const neighbour = (scope: Scope, direction: "prev" | "next", k: Key): Key | null =>
+    stmt<Key>(neighbourSql(scope.kind, direction)).get({ value: scope.value, ts: k.ts, id: k.id });
+
+  const runAtOrBefore = db.prepare<Run, [string, string, number, string]>(RUN_AT_OR_BEFORE_SQL);
+  const runAfter = db.prepare<Run, [string, string, number, string]>(
     `SELECT start_ts, start_id, end_ts, end_id FROM read_runs
-     WHERE agent_id = ?1 AND (start_ts, start_id) > (?2, ?3) ORDER BY start_ts, start_id LIMIT 1`,
+     WHERE agent_id = ?1 AND scope = ?2 AND (start_ts, start_id) > (?3, ?4) ORDER BY start_ts, start_id LIMIT 1`,
   );
-  const runStartingAt = db.prepare<Run, [string, number, string]>(
-    "SELECT start_ts, start_id, end_ts, end_id FROM read_runs WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
+  const runStartingAt = db.prepare<Run, [string, string, number, string]>(
+    "SELECT start_ts, start_id, end_ts, end_id FROM read_runs WHERE agent_id = ?1 AND scope = ?2 AND start_ts = ?3 AND start_id = ?4",
   );
-  const runsAcross = db.prepare<RunRow, [number, string]>(
+  const runsAcross = db.prepare<Run & { agent_id: string }, [string, number, string]>(
     `SELECT * FROM read_runs INDEXED BY read_runs_end
-     WHERE (end_ts, end_id) > (?1, ?2) AND (start_ts, start_id) < (?1, ?2)`,
+     WHERE scope = ?1 AND (end_ts, end_id) > (?2, ?3) AND (start_ts, start_id) < (?2, ?3)`,
   );
-  const insertRun = db.prepare<unknown, [string, number, string, number, string]>(
-    "INSERT INTO read_runs (agent_id, start_ts, start_id, end_ts, end_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+  const insertRun = db.prepare<unknown, [string, string, number, string, number, string]>(
+    "INSERT INTO read_runs (agent_id, scope, start_ts, start_id, end_ts, end_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
   );
-  const setRunEnd = db.prepare<unknown, [string, number, string, number, string]>(
-    "UPDATE read_runs SET end_ts = ?4, end_id = ?5 WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
+  const setRunEnd = db.prepare<unknown, [string, string, number, string, number, string]>(
+    "UPDATE read_runs SET end_ts = ?5, end_id = ?6 WHERE agent_id = ?1 AND scope = ?2 AND start_ts = ?3 AND start_id = ?4",
   );
-  const deleteRun = db.prepare<unknown, [string, number, string]>(
-    "DELETE FROM read_runs WHERE agent_id = ?1 AND start_ts = ?2 AND start_id = ?3",
+  const deleteRun = db.prepare<unknown, [string, string, number, string]>(
+    "DELETE FROM read_runs WHERE agent_id = ?1 AND scope = ?2 AND start_ts = ?3 AND start_id = ?4",
   );
-  const prevAllowed = db.prepare<Key, [number, string]>(
-    `SELECT message_ts AS ts, id FROM messages INDEXED BY messages_status_ts
-     WHERE allowlist_status = 'allowed' AND (message_ts, id) < (?1, ?2) ORDER BY message_ts DESC, id DESC LIMIT 1`,
-  );
-  const nextAllowed = db.prepare<Key, [number, string]>(
-    `SELECT message_ts AS ts, id FROM messages INDEXED BY messages_status_ts
-     WHERE allowlist_status = 'allowed' AND (message_ts, id) > (?1, ?2) ORDER BY message_ts, id LIMIT 1`,
-  );
-  const allowedKey = db.prepare<Key, [string]>(
-    "SELECT message_ts AS ts, id FROM messages WHERE id = ?1 AND allowlist_status = 'allowed'",
-  );
+  const allowedMessage = db.prepare<
+    { message_ts: number; id: string; source: string; channel_id: string },
+    [string]
+  >("SELECT message_ts, id, source, channel_id FROM messages WHERE id = ?1 AND allowlist_status = 'allowed'");
   const mark = db.prepare<unknown, [string, string, number]>(
     "INSERT INTO read_marks (message_id, agent_id, read_at) VALUES (?1, ?2, ?3) ON CONFLICT (message_id, agent_id) DO NOTHING",
   );
 
-  /** The agent's run that contains `k`, if any. */
-  const covering = (agentId: string, k: Key): Run | null => {
-    const run = runAtOrBefore.get(agentId, k.ts, k.id);
+  /** The agent's run of the scope that contains `k`, if any. */
+  const covering = (agentId: string, scope: string, k: Key): Run | null => {
+    const run = runAtOrBefore.get(agentId, scope, k.ts, k.id);
     return run && !after(k, { ts: run.end_ts, id: run.end_id }) ? run : null;
   };
 
-  /** Adds a newly marked message to the agent's runs, merging with the runs on either side. */
-  const addToRuns = (agentId: string, k: Key): void => {
-    const before = runAtOrBefore.get(agentId, k.ts, k.id);
-    const prev = prevAllowed.get(k.ts, k.id);
-    const next = nextAllowed.get(k.ts, k.id);
+  /** Adds a newly marked message to the agent's run of one scope, merging with its neighbours. */
+  const addToRuns = (agentId: string, scope: Scope, k: Key): void => {
+    const before = runAtOrBefore.get(agentId, scope.name, k.ts, k.id);
+    const prev = neighbour(scope, "prev", k);
+    const next = neighbour(scope, "next", k);
     const left = before && prev && before.end_ts === prev.ts && before.end_id === prev.id ? before : null;
-    const right = next ? runStartingAt.get(agentId, next.ts, next.id) : null;
+    const right = next ? runStartingAt.get(agentId, scope.name, next.ts, next.id) : null;
     if (left && right) {
-      deleteRun.run(agentId, right.start_ts, right.start_id);
-      setRunEnd.run(agentId, left.start_ts, left.start_id, right.end_ts, right.end_id);
+      deleteRun.run(agentId, scope.name, right.start_ts, right.start_id);
+      setRunEnd.run(agentId, scope.name, left.start_ts, left.start_id, right.end_ts, right.end_id);
     } else if (left) {
-      setRunEnd.run(agentId, left.start_ts, left.start_id, k.ts, k.id);
+      setRunEnd.run(agentId, scope.name, left.start_ts, left.start_id, k.ts, k.id);
     } else if (right) {
-      deleteRun.run(agentId, right.start_ts, right.start_id);
-      insertRun.run(agentId, k.ts, k.id, right.end_ts, right.end_id);
+      deleteRun.run(agentId, scope.name, right.start_ts, right.start_id);
+      insertRun.run(agentId, scope.name, k.ts, k.id, right.end_ts, right.end_id);
     } else {
-      insertRun.run(agentId, k.ts, k.id, k.ts, k.id);
+      insertRun.run(agentId, scope.name, k.ts, k.id, k.ts, k.id);
     }
   };
 
   const unread = (agentId: string, f: UnreadFilter): MessageRow[] => {
-    let pos: Key = f.sinceMs === null ? { ts: BEFORE_ALL_TIME, id: "" } : { ts: f.sinceMs, id: AFTER_ALL_IDS };
-    const inRun = covering(agentId, pos);
+    const scope = scopeOfFilter(f);
+    let pos: Key =
+      f.sinceMs === null ? { ts: BEFORE_ALL_TIME, id: "" } : { ts: f.sinceMs, id: AFTER_ALL_IDS };
+    const inRun = covering(agentId, scope.name, pos);
     if (inRun) pos = { ts: inRun.end_ts, id: inRun.end_id };
-    const stmt = candidates(f.source !== null, f.channelId !== null);
-    const params: Record<string, string | number> = {};
-    if (f.source !== null) params.source = f.source;
-    if (f.channelId !== null) params.channel = f.channelId;
+    const alsoSource = f.channelId !== null && f.source !== null;
+    const candidates = stmt<MessageRow>(unreadCandidatesSql(scope.kind, alsoSource));
+    const params: Record<string, string | number> = { value: scope.value };
+    if (alsoSource) params.source = f.source as string;
     const out: MessageRow[] = [];
-    // Each round takes the unread candidates before the next run, or jumps over that run.
+    // Each round takes the candidates before the scope's next run, or jumps over that run.
     while (out.length < f.limit) {
-      const next = runAfter.get(agentId, pos.ts, pos.id);
+      const next = runAfter.get(agentId, scope.name, pos.ts, pos.id);
       const want = f.limit - out.length;
-      const batch = stmt.all({ ...params, ts: pos.ts, id: pos.id, limit: want });
+      const batch = candidates.all({ ...params, ts: pos.ts, id: pos.id, limit: want });
       let jumped = false;
       for (const m of batch) {
         if (next && !after({ ts: next.start_ts, id: next.start_id }, keyOf(m))) {
@@ -162,20 +198,23 @@ export function createReadStore(db: Database) {
         .transaction(() => {
           const unique = [...new Set(ids)];
           for (const id of unique) {
-            const k = allowedKey.get(id);
-            if (k && mark.run(id, agentId, now).changes === 1) addToRuns(agentId, k);
+            const m = allowedMessage.get(id);
+            if (!m || mark.run(id, agentId, now).changes !== 1) continue;
+            for (const scope of scopesOf(m)) addToRuns(agentId, scope, keyOf(m));
           }
           return unique.length;
         })
         .immediate(),
     /** Called right after an allowed message is stored: no run may cover it, as nobody has read it. */
-    splitRunsAt(messageTs: number, messageId: string): void {
-      const k = { ts: messageTs, id: messageId };
-      for (const run of runsAcross.all(k.ts, k.id)) {
-        const prev = prevAllowed.get(k.ts, k.id) as Key;
-        const next = nextAllowed.get(k.ts, k.id) as Key;
-        setRunEnd.run(run.agent_id, run.start_ts, run.start_id, prev.ts, prev.id);
-        insertRun.run(run.agent_id, next.ts, next.id, run.end_ts, run.end_id);
+    splitRunsAt(m: { message_ts: number; id: string; source: string; channel_id: string }): void {
+      const k = keyOf(m);
+      for (const scope of scopesOf(m)) {
+        for (const run of runsAcross.all(scope.name, k.ts, k.id)) {
+          const prev = neighbour(scope, "prev", k) as Key;
+          const next = neighbour(scope, "next", k) as Key;
+          setRunEnd.run(run.agent_id, scope.name, run.start_ts, run.start_id, prev.ts, prev.id);
+          insertRun.run(run.agent_id, scope.name, next.ts, next.id, run.end_ts, run.end_id);
+        }
       }
     },
     /** Rebuilds an agent's runs from its read marks (repair, and bulk-loaded marks in benchmarks). */
@@ -184,25 +223,31 @@ export function createReadStore(db: Database) {
         .transaction(() => {
           db.run("DELETE FROM read_runs WHERE agent_id = ?1", [agentId]);
           const rows = db
-            .query<{ ts: number; id: string; is_read: number }, [string]>(
-              `SELECT m.message_ts AS ts, m.id, r.message_id IS NOT NULL AS is_read
+            .query<{ ts: number; id: string; source: string; channel_id: string; is_read: number }, [string]>(
+              `SELECT m.message_ts AS ts, m.id, m.source, m.channel_id, r.message_id IS NOT NULL AS is_read
                FROM messages m INDEXED BY messages_status_ts
                LEFT JOIN read_marks r ON r.message_id = m.id AND r.agent_id = ?1
                WHERE m.allowlist_status = 'allowed' ORDER BY m.message_ts, m.id`,
             )
             .iterate(agentId);
-          let start: Key | null = null;
-          let end: Key | null = null;
+          const open = new Map<string, { start: Key; end: Key }>();
+          const close = (name: string) => {
+            const run = open.get(name);
+            if (run) insertRun.run(agentId, name, run.start.ts, run.start.id, run.end.ts, run.end.id);
+            open.delete(name);
+          };
           for (const r of rows) {
-            if (r.is_read) {
-              start ??= { ts: r.ts, id: r.id };
-              end = { ts: r.ts, id: r.id };
-            } else if (start && end) {
-              insertRun.run(agentId, start.ts, start.id, end.ts, end.id);
-              start = null;
+            const k = { ts: r.ts, id: r.id };
+            for (const scope of scopesOf(r)) {
+              if (!r.is_read) close(scope.name);
+              else {
+                const run = open.get(scope.name);
+                if (run) run.end = k;
+                else open.set(scope.name, { start: k, end: k });
+              }
             }
           }
-          if (start && end) insertRun.run(agentId, start.ts, start.id, end.ts, end.id);
+          for (const name of [...open.keys()]) close(name);
         })
         .immediate(),
   };

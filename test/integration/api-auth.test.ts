@@ -152,7 +152,9 @@ describe("unexpected failures", () => {
     const res = await h.request("GET", "/messages/unread", { headers: AGENT });
     expect(res.status).toBe(500);
     const body = await res.text();
-    expect(JSON.parse(body)).toEqual({ error: { code: "INTERNAL_ERROR", message: "Internal error.", details: {} } });
+    expect(JSON.parse(body)).toEqual({
+      error: { code: "INTERNAL_ERROR", message: "Internal error.", details: {} },
+    });
     expect(body).not.toContain("read_runs");
     expect(h.log.entries.some((e) => e.level === "error" && e.msg === "unhandled error")).toBe(true);
   });

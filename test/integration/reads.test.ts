@@ -4,7 +4,7 @@ import { createOutboundRecorder } from "../../src/ingest/outbound.ts";
 import { toEnvelope } from "../../src/store/envelope.ts";
 import type { UnreadFilter } from "../../src/store/reads.ts";
 import type { Store } from "../../src/store/store.ts";
-import { inbound, storeWithIngest } from "../helpers/messages.ts";
+import { FRIEND, inbound, storeWithIngest } from "../helpers/messages.ts";
 
 const STRANGER = { id: "+15555550999", displayName: "Stranger" };
 const T0 = Date.UTC(2026, 0, 1);
@@ -12,7 +12,9 @@ const ALL: UnreadFilter = { source: null, channelId: null, sinceMs: null, limit:
 
 function runs(t: { store: Store }, agent = "a") {
   return t.store.db
-    .query("SELECT start_id, end_id FROM read_runs WHERE agent_id = ?1 ORDER BY start_ts, start_id")
+    .query(
+      "SELECT start_id, end_id FROM read_runs WHERE agent_id = ?1 AND scope = '*' ORDER BY start_ts, start_id",
+    )
     .all(agent) as { start_id: string; end_id: string }[];
 }
 
@@ -99,7 +101,9 @@ describe("unread", () => {
   });
 
   test("model check: random stores and marks by three agents agree with a naive unread", () => {
-    const t = storeWithIngest();
+    const t = storeWithIngest({
+      entries: [FRIEND, { source: "community_chat", id: "1001", person_id: "friend", display_name: null }],
+    });
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -108,18 +112,24 @@ describe("unread", () => {
     type Model = { id: string; ts: number; allowed: boolean; source: string; channel: string };
     const all: Model[] = [];
     const marked = new Map<string, Set<string>>(["a", "b", "c"].map((a) => [a, new Set<string>()]));
-    const channels = ["+15555550100", "+15555550101", "chat-guid-x"];
-    for (let step = 0; step < 400; step++) {
+    const channels = ["+15555550100", "+15555550101", "chat-guid-x", "community_chat:dm:9"];
+    const sourceOf = (c: string) => (c.startsWith("community_chat:") ? "community_chat" : "device_messenger");
+    for (let step = 0; step < 600; step++) {
       if (rand(3) > 0 || all.length < 5) {
         const kind = rand(10);
-        const channel = channels[rand(3)] as string;
+        const channel = channels[rand(4)] as string;
+        const source = sourceOf(channel);
         const m = inbound({
+          source,
           timestampMs: T0 + rand(500),
           channel: { id: channel, type: "dm", platformRef: channel },
-          sender: kind < 2 ? STRANGER : { id: "+15555550100", displayName: "x" },
+          sender:
+            kind < 2
+              ? STRANGER
+              : { id: source === "community_chat" ? "1001" : "+15555550100", displayName: "x" },
           direction: kind === 9 ? "outbound" : "inbound",
         });
-        const [o] = t.ingest({ source: "device_messenger", messages: [m], cursor: null });
+        const [o] = t.ingest({ source, messages: [m], cursor: null });
         all.push({
           id: o?.id as string,
           ts: m.timestampMs,
@@ -135,17 +145,21 @@ describe("unread", () => {
       }
       for (const agent of ["a", "b", "c"]) {
         const sinceMs = rand(2) ? null : T0 + rand(500);
-        const channelId = rand(2) ? null : (channels[rand(3)] as string);
+        const channelId = rand(2) ? null : (channels[rand(4)] as string);
+        const source = rand(3) ? null : sourceOf(channels[rand(4)] as string);
         const limit = 1 + rand(30);
         const expected = all
           .filter((m) => m.allowed && !marked.get(agent)?.has(m.id))
           .filter(
-            (m) => (sinceMs === null || m.ts > sinceMs) && (channelId === null || m.channel === channelId),
+            (m) =>
+              (sinceMs === null || m.ts > sinceMs) &&
+              (channelId === null || m.channel === channelId) &&
+              (source === null || m.source === source),
           )
           .sort((x, y) => x.ts - y.ts || (x.id < y.id ? -1 : 1))
           .slice(0, limit)
           .map((m) => m.id);
-        const got = t.store.reads.unread(agent, { source: null, channelId, sinceMs, limit }).map((r) => r.id);
+        const got = t.store.reads.unread(agent, { source, channelId, sinceMs, limit }).map((r) => r.id);
         expect(got).toEqual(expected);
       }
     }

@@ -16,7 +16,14 @@ function plan(sql: string): string[] {
   const rows = store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(
     // Bind any value: the plan does not depend on it. Named parameters get an object, numbered ones a list.
     ...(sql.includes("$")
-      ? [{ agent: "a", ts: 0, id: "", limit: 1, source: "x", channel: "c" }]
+      ? [
+          Object.fromEntries(
+            [...new Set(sql.match(/\$\w+/g))].map((p) => [
+              p.slice(1),
+              p === "$ts" || p === "$limit" ? 1 : "x",
+            ]),
+          ),
+        ]
       : [1, 2, 3, 4].slice(0, new Set(sql.match(/\?\d/g)).size)),
   ) as { detail: string }[];
   return rows.map((r) => r.detail);
@@ -31,17 +38,27 @@ function expectIndexed(sql: string, index: string, range: string) {
 }
 
 test.each([
-  [{ source: false, channel: false }, "messages_status_ts", "allowlist_status=? AND (message_ts,id)>(?,?)"],
-  [{ source: true, channel: false }, "messages_status_ts", "allowlist_status=? AND (message_ts,id)>(?,?)"],
-  [{ source: false, channel: true }, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)"],
-  [{ source: true, channel: true }, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)"],
-])("unread candidates %p walk %s", (filter, index, range) => {
-  expectIndexed(unreadCandidatesSql(filter), index, range);
+  ["all", false, "messages_status_ts", "allowlist_status=? AND (message_ts,id)>(?,?)"],
+  ["source", false, "messages_source_status_ts", "source=? AND allowlist_status=? AND (message_ts,id)>(?,?)"],
+  [
+    "channel",
+    false,
+    "messages_channel_status_ts",
+    "channel_id=? AND allowlist_status=? AND (message_ts,id)>(?,?)",
+  ],
+  [
+    "channel",
+    true,
+    "messages_channel_status_ts",
+    "channel_id=? AND allowlist_status=? AND (message_ts,id)>(?,?)",
+  ],
+] as const)("unread candidates of scope %s (source too: %p) walk %s", (kind, alsoSource, index, range) => {
+  expectIndexed(unreadCandidatesSql(kind, alsoSource), index, range);
 });
 
 test("the read run covering a message is one primary-key search", () => {
   expect(plan(RUN_AT_OR_BEFORE_SQL)).toEqual([
-    "SEARCH read_runs USING PRIMARY KEY (agent_id=? AND (start_ts,start_id)<(?,?))",
+    "SEARCH read_runs USING PRIMARY KEY (agent_id=? AND scope=? AND (start_ts,start_id)<(?,?))",
   ]);
 });
 
