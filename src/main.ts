@@ -4,9 +4,11 @@
  * process.exit. Exit codes: 0 clean stop, 2 configuration error, 1 anything else.
  */
 import { homedir } from "node:os";
+import { demo } from "./commands/demo.ts";
 import { type CommandContext, CommandError, EXIT_FAILURE, EXIT_OK } from "./commands/exit.ts";
 import { COMMANDS, type CommandName, commandHelp, mainHelp } from "./commands/help.ts";
 import { serve } from "./commands/serve.ts";
+import { runMessagesStandIn } from "./demo/messages-standin.ts";
 import { VERSION } from "./version.ts";
 
 type Runner = (ctx: CommandContext) => Promise<number>;
@@ -21,9 +23,19 @@ const RUNNERS: Record<CommandName, Runner> = {
   serve,
   receiver: notYet("receiver", "the webhook receiver issue"),
   mcp: notYet("mcp", "the MCP issue"),
-  doctor: notYet("doctor", "the device-messenger issue"),
-  demo: notYet("demo", "the device-messenger issue"),
+  doctor: notYet("doctor", "a later issue"),
+  demo,
 };
+
+/** Hidden: the Messages.app stand-in the demo uses as GW_OSASCRIPT_PATH (same binary). */
+async function messagesStandIn(ctx: CommandContext): Promise<number> {
+  return runMessagesStandIn({
+    argv: [...ctx.argv],
+    stdin: await Bun.stdin.text(),
+    env: ctx.env,
+    stderr: ctx.stderr,
+  });
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   const ctx: CommandContext = {
@@ -44,6 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
     ctx.stdout.write(mainHelp());
     return EXIT_OK;
   }
+  if (first === "__messages-standin") return await messagesStandIn({ ...ctx, argv: rest });
   if (!(first in COMMANDS)) {
     ctx.stderr.write(`gw: unknown command "${first}"\n\n${mainHelp()}`);
     return EXIT_FAILURE;

@@ -11,7 +11,7 @@ import { createAttachmentSweeper } from "./attachments/sweeper.ts";
 import type { HostInfo } from "./config/paths.ts";
 import type { Config } from "./config/settings.ts";
 import type { ConnectorRegistry } from "./connectors/connector.ts";
-import { createIdFactory } from "./core/ids.ts";
+import { createIdFactory, type IdFactory } from "./core/ids.ts";
 import type { Clock, Logger } from "./core/ports.ts";
 import { createApp } from "./http/app.ts";
 import type { Health } from "./http/health.ts";
@@ -20,7 +20,7 @@ import { createOutboundRecorder } from "./ingest/outbound.ts";
 import { createIdempotentRunner } from "./send/idempotency.ts";
 import { createRateLimiter } from "./send/rate-limit.ts";
 import { createSendMessage } from "./send/send-message.ts";
-import { openStore } from "./store/store.ts";
+import { openStore, type Store } from "./store/store.ts";
 import { VERSION } from "./version.ts";
 
 export interface ServicePorts {
@@ -28,7 +28,8 @@ export interface ServicePorts {
   clock: Clock;
   log: Logger;
   host: HostInfo;
-  connectors: ConnectorRegistry;
+  /** Builds the platform connectors once the store and id factory exist. */
+  connectors: (shared: { store: Store; ids: IdFactory }) => ConnectorRegistry;
 }
 
 /** How often expired Idempotency-Keys are deleted (they stop counting at expiry regardless). */
@@ -39,13 +40,14 @@ export function publicBaseUrl(host: string, port: number): string {
 }
 
 export function createService(ports: ServicePorts) {
-  const { config, clock, log, connectors } = ports;
+  const { config, clock, log } = ports;
   const startedAtMs = clock.now();
   const store = openStore(config.dbPath);
   mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
 
   const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
   const ids = createIdFactory(clock);
+  const connectors = ports.connectors({ store, ids });
   const ingest = createIngest({
     store,
     allowlist: allowlist.current,
@@ -125,6 +127,7 @@ export function createService(ports: ServicePorts) {
   });
 
   let purgeTimer: ReturnType<typeof setInterval> | null = null;
+  let closed = false;
 
   return {
     app,
@@ -141,6 +144,8 @@ export function createService(ports: ServicePorts) {
       for (const c of Object.values(connectors)) await c.start(ingest);
     },
     async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
       sweeper.stop();
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();

@@ -40,7 +40,11 @@ const DETAILS: Record<CommandName, string> = {
     "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET. Listens on GW_RECEIVER_BIND_HOST:GW_RECEIVER_BIND_PORT.",
   mcp: "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
   doctor: "Reads the same GW_ variables as serve and reports each check with its fix.",
-  demo: "Starts the real service on a temporary data dir and prints a token and curl examples.",
+  demo: [
+    "Starts the real service on a temporary folder with a simulated iMessage account and prints a token",
+    "and curl examples. Options: --interval <seconds> between simulated incoming messages (default 4).",
+    "Listens on GW_BIND_PORT (default 8080). Ctrl-C stops it and removes the folder.",
+  ].join("\n"),
 };
 
 export function commandHelp(name: CommandName): string {

@@ -7,7 +7,9 @@ import { AllowlistFileError } from "../allowlist/holder.ts";
 import { formatProblems, loadConfig, secretValues } from "../config/load.ts";
 import type { HostInfo } from "../config/paths.ts";
 import type { Config } from "../config/settings.ts";
+import { buildConnectors } from "../connectors/registry.ts";
 import { systemClock } from "../core/ports.ts";
+import { bunSpawner } from "../core/spawn.ts";
 import { createLogger } from "../log/logger.ts";
 import { createService, type Service } from "../service.ts";
 import { StoreVersionError } from "../store/open.ts";
@@ -36,7 +38,16 @@ export async function serve(ctx: CommandContext): Promise<number> {
 
   let service: Service;
   try {
-    service = createService({ config, clock: systemClock, log, host: hostOf(ctx), connectors: {} });
+    const host = hostOf(ctx);
+    const connectors = buildConnectors({
+      config,
+      env: ctx.env,
+      host,
+      clock: systemClock,
+      log,
+      spawner: bunSpawner,
+    });
+    service = createService({ config, clock: systemClock, log, host, connectors });
   } catch (err) {
     if (err instanceof StoreVersionError) throw new CommandError(`gw serve: ${err.message}`);
     throw new CommandError(

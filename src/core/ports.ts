@@ -18,3 +18,18 @@ export interface Logger {
   error(obj: object, msg?: string): void;
   child(bindings: Record<string, unknown>): Logger;
 }
+
+export interface SpawnResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** Runs a program without a shell: argv only, `stdin` written then closed, killed at the timeout. */
+export interface Spawner {
+  run(
+    argv: readonly string[],
+    opts: { stdin: string; timeoutMs: number; env: Record<string, string> },
+  ): Promise<SpawnResult>;
+}

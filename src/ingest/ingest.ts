@@ -3,7 +3,8 @@
  * transaction that, per message: dedupes on (source, platform id) — a repeat is a no-op —, classifies
  * the sender against the live allowlist, inserts the message and its attachment records, records the
  * channel as observed, writes a `pending` webhook delivery when the message is allowed and webhooks are
- * on; and then advances the connector's cursor. A crash at any instant leaves all of it or none of it,
+ * on; and then advances the connector's cursor. The owner's own message that echoes a send made through
+ * gw (same channel and text, within ECHO_WINDOW_MS, not yet linked) is linked to that record instead. A crash at any instant leaves all of it or none of it,
  * so a connector that re-reads from its stored cursor can never lose or duplicate a message.
  * Attachment bytes are staged (written under their attachment id) before the call; staged files of a
  * duplicate or a failed batch are removed here.
@@ -49,7 +50,17 @@ export interface IngestBatch {
 
 export type IngestOutcome =
   | { status: "stored"; id: string; allowlistStatus: AllowlistStatus; deliveryId: string | null }
-  | { status: "duplicate"; id: string };
+  | { status: "duplicate"; id: string }
+  /** The owner's own message turned out to be a send made through gw: linked to that record. */
+  | { status: "linked"; id: string };
+
+/** How far apart a send's record and its echo on the platform may be (platform clocks, slow writes). */
+export const ECHO_WINDOW_MS = 2 * 60 * 1000;
+
+/** Text as compared when matching an echo to a send: NFC, whitespace collapsed, trimmed. */
+export function comparableText(text: string): string {
+  return text.normalize("NFC").replace(/\s+/g, " ").trim();
+}
 
 export interface IngestDeps {
   store: Store;
@@ -69,6 +80,19 @@ export function createIngest(deps: IngestDeps): Ingest {
   const storeOne = (m: NormalizedMessage, allowlist: Allowlist, now: number): IngestOutcome => {
     const existing = store.messages.idByPlatformId(m.source, m.platformId);
     if (existing) return { status: "duplicate", id: existing };
+    if (m.direction === "outbound") {
+      const text = comparableText(m.text);
+      const send = store.messages
+        .unlinkedOutbound(
+          m.source,
+          m.channel.id,
+          m.timestampMs - ECHO_WINDOW_MS,
+          m.timestampMs + ECHO_WINDOW_MS,
+        )
+        .find((r) => comparableText(r.text) === text);
+      if (send && store.messages.linkPlatformId(send.id, m.platformId))
+        return { status: "linked", id: send.id };
+    }
 
     const entry = m.direction === "inbound" ? allowlist.lookup(m.source, m.sender.id) : null;
     const status: AllowlistStatus = m.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";

@@ -2,7 +2,8 @@
  * Outbound records: every message sent through gw is stored as one `outbound` row (never pushed,
  * never unread, visible in context), whatever the platform needed to carry it. The platform id is
  * linked when the platform confirms the send, so the connector's later sight of the same message
- * dedupes onto this row instead of creating a second one.
+ * dedupes onto this row instead of creating a second one; when the connector stored the echo first,
+ * that row is returned as the record.
  */
 import type { ChannelType, Source } from "../core/envelope.ts";
 import type { IdFactory } from "../core/ids.ts";
@@ -21,6 +22,10 @@ export interface OutboundRecord {
 
 export function createOutboundRecorder(deps: { store: Store; ids: IdFactory; clock: Clock }) {
   return (r: OutboundRecord): { id: string; sentAtMs: number } => {
+    // The connector already saw (and stored) the platform's echo of this send: that row is the record.
+    const seen = r.platformId ? deps.store.messages.idByPlatformId(r.source, r.platformId) : null;
+    const echo = seen ? deps.store.messages.get(seen) : null;
+    if (echo) return { id: echo.id, sentAtMs: echo.message_ts };
     const id = deps.ids.message();
     const now = deps.clock.now();
     deps.store.messages.insert({

@@ -56,6 +56,12 @@ export function createMessageStore(db: Database) {
   const before = db.prepare<MessageRow, [string, number, string, number]>(CONTEXT_BEFORE_SQL);
   const after = db.prepare<MessageRow, [string, number, string, number]>(CONTEXT_AFTER_SQL);
   const quarantined = db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL);
+  const unlinkedOutbound = db.prepare<MessageRow, [string, string, number, number]>(
+    `SELECT * FROM messages INDEXED BY messages_channel_ts
+     WHERE channel_id = ?2 AND message_ts BETWEEN ?3 AND ?4
+       AND source = ?1 AND direction = 'outbound' AND platform_id IS NULL
+     ORDER BY message_ts, id`,
+  );
   const setPlatform = db.prepare<unknown, [string, string]>(
     "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
   );
@@ -73,6 +79,10 @@ export function createMessageStore(db: Database) {
     /** Links an outbound record to the platform's id for it once the platform confirms the send. */
     linkPlatformId(id: string, platformId: string): boolean {
       return setPlatform.run(id, platformId).changes === 1;
+    },
+    /** Outbound records of a channel not yet linked to a platform id, sent between two instants. */
+    unlinkedOutbound(source: Source, channelId: string, fromMs: number, toMs: number): MessageRow[] {
+      return unlinkedOutbound.all(source, channelId, fromMs, toMs);
     },
     /** Up to `nBefore` older and `nAfter` newer visible neighbours in the same channel, chronological. */
     context(target: MessageRow, nBefore: number, nAfter: number): MessageRow[] {

@@ -113,7 +113,6 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
     GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
     GW_LOG_DIR: join(dir, "logs"),
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
-    GW_CHAT_DB_PATH: join(dir, "chat.db"),
     ...extra,
   };
 }

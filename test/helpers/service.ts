@@ -33,6 +33,11 @@ person_id = "ann"
 `;
 
 const open: { close(): Promise<void> }[] = [];
+
+/** Closes the service when the test file ends. */
+export function closeAtEnd(svc: { close(): Promise<void> }): void {
+  open.push(svc);
+}
 afterAll(async () => {
   for (const s of open.splice(0)) await s.close();
 });
@@ -52,27 +57,11 @@ export async function testService(
     device_messenger: recordingConnector("device_messenger"),
     community_chat: recordingConnector("community_chat"),
   };
-  const svc = createService({ config: loaded.config, clock, log, host, connectors });
+  const svc = createService({ config: loaded.config, clock, log, host, connectors: () => connectors });
   await svc.start();
   open.push(svc);
 
-  const request = (
-    method: string,
-    path: string,
-    init: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
-  ) =>
-    svc.app.handle(
-      new Request(`http://localhost${path}`, {
-        method,
-        headers: {
-          ...(init.body !== undefined || init.raw !== undefined
-            ? { "content-type": "application/json" }
-            : {}),
-          ...init.headers,
-        },
-        body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
-      }),
-    );
+  const request = makeRequest(svc.app);
   const seed = (messages: NormalizedMessage[]) =>
     svc
       .ingest({ source: messages[0]?.source ?? "device_messenger", messages, cursor: null })
@@ -89,6 +78,27 @@ export async function testService(
     config: loaded.config,
     attachmentsDir: join(dir, "data/attachments"),
   };
+}
+
+/** `app.handle` with JSON bodies: what a client does, without a port. */
+export function makeRequest(app: { handle(r: Request): Promise<Response> }) {
+  return (
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+  ) =>
+    app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: {
+          ...(init.body !== undefined || init.raw !== undefined
+            ? { "content-type": "application/json" }
+            : {}),
+          ...init.headers,
+        },
+        body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
+      }),
+    );
 }
 
 export { inbound };

@@ -1,0 +1,154 @@
+/**
+ * Read-only access to macOS Messages' chat.db. Opens the file read-only (never `immutable`, never a
+ * copy), probes it, reads the columns each table really has (`PRAGMA table_info`) and builds every
+ * SELECT from them, so Ventura through macOS 26 files all work; a missing column reads as NULL.
+ * Dates are converted to epoch milliseconds inside SQL, where integer division is exact. Never writes.
+ */
+import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+
+export const BATCH_ROWS = 100;
+
+/** One message row as the connector sees it (see rowQuery for the exact columns). */
+export type ChatDbRow = {
+  rowid: number;
+  guid: string;
+  text: string | null;
+  body: Uint8Array | null;
+  handle: string | null;
+  service: string | null;
+  account: string | null;
+  is_from_me: number;
+  date_ms: number;
+  date_raw: string | null;
+  item_type: number | null;
+  associated_message_type: number | null;
+  balloon_bundle_id: string | null;
+  thread_originator_guid: string | null;
+  is_empty: number | null;
+  chat_guid: string | null;
+  chat_style: number | null;
+  chat_identifier: string | null;
+  chat_service: string | null;
+};
+
+export type ChatDbAttachment = {
+  guid: string;
+  filename: string | null;
+  mime_type: string | null;
+  uti: string | null;
+  transfer_name: string | null;
+  transfer_state: number | null;
+  total_bytes: number | null;
+  hide_attachment: number | null;
+};
+
+export type Columns = Record<"message" | "chat" | "handle" | "attachment", ReadonlySet<string>>;
+
+/** Why chat.db cannot be read, in words a person can act on. */
+export class ChatDbUnavailable extends Error {}
+
+const DATE_MS = (col: string) =>
+  `(CASE WHEN ${col} > 1000000000000 OR ${col} < -1000000000000 THEN ${col} / 1000000 ELSE ${col} * 1000 END + 978307200000)`;
+
+/** `table.col AS alias` when the column exists, else `NULL AS alias`. Pure. */
+function pick(cols: ReadonlySet<string>, table: string, col: string, alias = col): string {
+  return cols.has(col) ? `${table}.${col} AS ${alias}` : `NULL AS ${alias}`;
+}
+
+/** The message batch query for the columns present. Pure; exported for tests. */
+export function rowQuery(c: Columns): string {
+  const m = c.message;
+  return `
+    SELECT m.ROWID AS rowid, m.guid AS guid, ${pick(m, "m", "text")}, ${pick(m, "m", "attributedBody", "body")},
+      h.id AS handle, ${pick(m, "m", "service")}, ${pick(m, "m", "account")},
+      COALESCE(m.is_from_me, 0) AS is_from_me,
+      ${DATE_MS("COALESCE(m.date, 0)")} AS date_ms, CAST(m.date AS TEXT) AS date_raw,
+      ${pick(m, "m", "item_type")}, ${pick(m, "m", "associated_message_type")},
+      ${pick(m, "m", "balloon_bundle_id")}, ${pick(m, "m", "thread_originator_guid")}, ${pick(m, "m", "is_empty")},
+      c.guid AS chat_guid, ${pick(c.chat, "c", "style", "chat_style")}, ${pick(c.chat, "c", "chat_identifier")},
+      ${pick(c.chat, "c", "service_name", "chat_service")}
+    FROM message m
+    LEFT JOIN handle h ON h.ROWID = m.handle_id
+    LEFT JOIN chat c ON c.ROWID = (SELECT MIN(j.chat_id) FROM chat_message_join j WHERE j.message_id = m.ROWID)
+    WHERE m.ROWID > ?1
+    ORDER BY m.ROWID
+    LIMIT ?2`;
+}
+
+function attachmentQuery(c: Columns): string {
+  const a = c.attachment;
+  return `
+    SELECT a.guid AS guid, ${pick(a, "a", "filename")}, ${pick(a, "a", "mime_type")}, ${pick(a, "a", "uti")},
+      ${pick(a, "a", "transfer_name")}, ${pick(a, "a", "transfer_state")}, ${pick(a, "a", "total_bytes")},
+      ${pick(a, "a", "hide_attachment")}
+    FROM message_attachment_join j JOIN attachment a ON a.ROWID = j.attachment_id
+    WHERE j.message_id = ?1
+    ORDER BY j.ROWID`;
+}
+
+export interface ChatDb {
+  /** Rows after `cursor`, in ROWID order. */
+  rowsAfter(cursor: number, limit?: number): ChatDbRow[];
+  attachments(rowid: number): ChatDbAttachment[];
+  maxRowid(): number;
+  /** Changes whenever another connection commits. */
+  dataVersion(): number;
+  /** Device and inode of the file, to notice a replaced database. */
+  identity(): string;
+  close(): void;
+}
+
+export function openChatDb(path: string): ChatDb {
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true });
+    db.run("PRAGMA busy_timeout = 5000");
+    db.query("SELECT 1 FROM message LIMIT 1").all();
+  } catch (err) {
+    throw new ChatDbUnavailable(explain(path, err));
+  }
+  const columns = (table: string) =>
+    new Set((db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name));
+  const cols: Columns = {
+    message: columns("message"),
+    chat: columns("chat"),
+    handle: columns("handle"),
+    attachment: columns("attachment"),
+  };
+  const rows = db.query<ChatDbRow, [number, number]>(rowQuery(cols));
+  const atts = db.query<ChatDbAttachment, [number]>(attachmentQuery(cols));
+  const max = db.query<{ m: number | null }, []>("SELECT MAX(ROWID) AS m FROM message");
+  const version = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  return {
+    rowsAfter: (cursor, limit = BATCH_ROWS) =>
+      rows.all(cursor, limit).map((r) => ({ ...r, body: r.body ? new Uint8Array(r.body) : null })),
+    attachments: (rowid) => atts.all(rowid),
+    maxRowid: () => max.get()?.m ?? 0,
+    dataVersion: () => version.get()?.data_version ?? 0,
+    identity: () => fileIdentity(path),
+    close: () => db.close(),
+  };
+}
+
+export function fileIdentity(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.dev}:${s.ino}`;
+  } catch {
+    return "missing";
+  }
+}
+
+function explain(path: string, err: unknown): string {
+  const text = String(err instanceof Error ? err.message : err);
+  const code = (err as { code?: string }).code ?? "";
+  if (/authorization denied|not permitted|SQLITE_AUTH|operation not permitted/i.test(`${text} ${code}`)) {
+    return `No permission to read ${path}: grant Full Disk Access to the program that runs gw (System Settings → Privacy & Security → Full Disk Access), then restart it.`;
+  }
+  if (/unable to open|CANTOPEN|no such file/i.test(`${text} ${code}`)) {
+    return `Cannot open ${path}: the file is missing (is Messages set up on this Mac?) or Full Disk Access is not granted.`;
+  }
+  if (/no such table/i.test(text)) return `${path} is not a Messages database (no message table).`;
+  return `Cannot read ${path}: ${text}`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The device-messenger (iMessage) connector: the poller on a timer plus file-change notifications on
+ * chat.db's directory (debounced), the sender, and a health report with the reader's lag. States: `ok`;
+ * `starting` before the first read; `error` when chat.db cannot be opened (the detail says how to fix
+ * it; the timer keeps retrying); `degraded` when unread rows have waited longer than STALL_AFTER_MS.
+ */
+import { type FSWatcher, watch } from "node:fs";
+import { basename, dirname } from "node:path";
+import type { IdFactory } from "../../core/ids.ts";
+import type { Clock, Logger, Spawner } from "../../core/ports.ts";
+import type { ConnectorHealth } from "../../http/health.ts";
+import type { Ingest } from "../../ingest/ingest.ts";
+import type { CursorStore } from "../../store/cursors.ts";
+import type { Connector } from "../connector.ts";
+import { createPoller } from "./poller.ts";
+import { createSender } from "./sender.ts";
+
+export const DEBOUNCE_MS = 50;
+export const STALL_AFTER_MS = 10_000;
+
+export interface DeviceMessengerOptions {
+  chatDbPath: string;
+  pollIntervalMs: number;
+  /** File-change notifications on chat.db's directory (the timer runs either way). */
+  watchFiles: boolean;
+  osascriptPath: string;
+  osascriptEnv: Record<string, string>;
+  attachmentDir: string;
+  attachmentMaxBytes: number;
+  homeDir: string;
+  cursors: CursorStore;
+  ids: IdFactory;
+  clock: Clock;
+  log: Logger;
+  spawner: Spawner;
+}
+
+export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
+  const log = o.log.child({ connector: "device_messenger" });
+  let poller: ReturnType<typeof createPoller> | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let watcher: FSWatcher | null = null;
+  let debounce: ReturnType<typeof setTimeout> | null = null;
+  let started = false;
+
+  const runTick = () => {
+    if (!poller) return;
+    try {
+      poller.tick();
+    } catch (err) {
+      log.error({ err: String(err) }, "reading chat.db failed; retrying on the next tick");
+    }
+  };
+
+  const arm = () => {
+    try {
+      const names = new Set([
+        basename(o.chatDbPath),
+        `${basename(o.chatDbPath)}-wal`,
+        `${basename(o.chatDbPath)}-shm`,
+      ]);
+      watcher = watch(dirname(o.chatDbPath), (_event, file) => {
+        if (file !== null && !names.has(String(file))) return;
+        if (debounce) return;
+        debounce = setTimeout(() => {
+          debounce = null;
+          runTick();
+        }, DEBOUNCE_MS);
+      });
+      watcher.on("error", () => {
+        watcher?.close();
+        watcher = null;
+      });
+    } catch (err) {
+      log.warn({ err: String(err) }, "no file-change notifications for chat.db; polling only");
+    }
+  };
+
+  const send = createSender({
+    osascriptPath: o.osascriptPath,
+    homeDir: o.homeDir,
+    env: o.osascriptEnv,
+    spawner: o.spawner,
+    clock: o.clock,
+    log,
+    chatDb: () => poller?.chatDb() ?? null,
+    sleep: (ms) => Bun.sleep(ms),
+  });
+
+  return {
+    source: "device_messenger",
+    async start(ingest: Ingest) {
+      poller = createPoller(
+        {
+          chatDbPath: o.chatDbPath,
+          attachmentDir: o.attachmentDir,
+          attachmentMaxBytes: o.attachmentMaxBytes,
+          homeDir: o.homeDir,
+          cursors: o.cursors,
+          ids: o.ids,
+          clock: o.clock,
+          log,
+        },
+        ingest,
+      );
+      runTick();
+      started = true;
+      timer = setInterval(() => {
+        if (o.watchFiles && !watcher) arm();
+        runTick();
+      }, o.pollIntervalMs);
+      if (o.watchFiles) arm();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      if (debounce) clearTimeout(debounce);
+      watcher?.close();
+      poller?.close();
+      poller = null;
+    },
+    send,
+    health(): ConnectorHealth {
+      const s = poller?.status();
+      if (!s || !started) return { state: "starting", detail: "Opening chat.db." };
+      if (s.error) return { state: "error", detail: s.error };
+      const behind = Math.max(0, (s.maxRowid ?? 0) - (s.cursor ?? 0));
+      if (s.behindSinceMs !== null && o.clock.now() - s.behindSinceMs > STALL_AFTER_MS) {
+        const age = Math.round((o.clock.now() - s.behindSinceMs) / 1000);
+        return {
+          state: "degraded",
+          detail: `Reading chat.db is stalled: ${behind} rows waiting for ${age} s.`,
+        };
+      }
+      return {
+        state: "ok",
+        detail: behind === 0 ? "Up to date with chat.db." : `Reading chat.db: ${behind} rows behind.`,
+      };
+    },
+  };
+}

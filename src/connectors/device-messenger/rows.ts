@@ -1,0 +1,142 @@
+/**
+ * Turning chat.db rows into gw messages (pure). `classifyRow` decides deliver or skip (chatdb.md §5):
+ * ordinary messages are delivered; tapbacks/sticker reactions/poll votes, group events, other system
+ * rows and empty rows are skipped. `channelOf` maps a chat to gw's channel id (decisions.md): the
+ * handle for one-to-one chats, the chat GUID for groups (`chat.style` 43), failing closed on an unknown
+ * style. `bodyText` takes `text`, else the decoded `attributedBody`, and drops U+FFFC/U+FFFD.
+ */
+import type { ChannelType } from "../../core/envelope.ts";
+import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
+import { decodeAttributedBody } from "./typedstream.ts";
+
+export type RowKind =
+  | "deliver"
+  | "reaction"
+  | "group_event"
+  | "system"
+  | "empty"
+  | "no_chat"
+  | "unknown_chat_style";
+
+const PLACEHOLDERS = /[\uFFFC\uFFFD]/g;
+
+/** The visible text of a row: `text` when it has content, else the decoded body; placeholders dropped. */
+export function bodyText(row: Pick<ChatDbRow, "text" | "body">): string | null {
+  const plain = row.text ?? "";
+  const source =
+    plain.replace(PLACEHOLDERS, "").trim() !== ""
+      ? plain
+      : (decodeAttributedBody(row.body) ?? (plain || null));
+  return source === null ? null : source.replace(PLACEHOLDERS, "");
+}
+
+export function isReaction(associatedType: number | null): boolean {
+  const t = associatedType ?? 0;
+  return t === 1000 || t === 4000 || (t >= 2000 && t <= 2999) || (t >= 3000 && t <= 3999);
+}
+
+export function classifyRow(row: ChatDbRow, visibleAttachments: number): RowKind {
+  if (isReaction(row.associated_message_type)) return "reaction";
+  const item = row.item_type ?? 0;
+  if (item >= 1 && item <= 3) return "group_event";
+  if (item !== 0) return "system";
+  if (row.chat_guid === null) return "no_chat";
+  if (channelOf(row) === null) return "unknown_chat_style";
+  const text = bodyText(row);
+  if ((text === null || text.trim() === "") && visibleAttachments === 0) return "empty";
+  return "deliver";
+}
+
+/** gw's channel for a row's chat, or null when the chat's kind cannot be told (fail closed). */
+export function channelOf(row: Pick<ChatDbRow, "chat_guid" | "chat_style" | "chat_identifier">): {
+  id: string;
+  type: ChannelType;
+  platformRef: string;
+} | null {
+  const guid = row.chat_guid;
+  if (guid === null) return null;
+  const group = row.chat_style === 43 ? true : row.chat_style === 45 ? false : guessGroupFromGuid(guid);
+  if (group === null) return null;
+  if (group) return { id: guid, type: "group", platformRef: guid };
+  const handle = row.chat_identifier ?? guid.split(";").at(-1) ?? "";
+  return handle ? { id: handle, type: "dm", platformRef: guid } : null;
+}
+
+function guessGroupFromGuid(guid: string): boolean | null {
+  if (guid.includes(";+;")) return true;
+  if (guid.includes(";-;")) return false;
+  return null;
+}
+
+const UTI_MIME: Record<string, string> = {
+  "public.jpeg": "image/jpeg",
+  "public.png": "image/png",
+  "public.heic": "image/heic",
+  "public.heif": "image/heif",
+  "com.compuserve.gif": "image/gif",
+  "public.tiff": "image/tiff",
+  "public.mpeg-4": "video/mp4",
+  "com.apple.quicktime-movie": "video/quicktime",
+  "com.apple.coreaudio-format": "audio/x-caf",
+  "public.mp3": "audio/mpeg",
+  "public.mpeg-4-audio": "audio/mp4",
+  "com.adobe.pdf": "application/pdf",
+  "public.plain-text": "text/plain",
+  "public.vcard": "text/vcard",
+};
+
+const EXT_MIME: Record<string, string> = {
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  heic: "image/heic",
+  gif: "image/gif",
+  mp4: "video/mp4",
+  mov: "video/quicktime",
+  caf: "audio/x-caf",
+  m4a: "audio/mp4",
+  mp3: "audio/mpeg",
+  pdf: "application/pdf",
+  txt: "text/plain",
+  vcf: "text/vcard",
+};
+
+/** MIME of an attachment: `mime_type`, else from `uti`, else from the file extension, else octet-stream. */
+export function mimeOf(
+  a: Pick<ChatDbAttachment, "mime_type" | "uti" | "transfer_name" | "filename">,
+): string {
+  if (a.mime_type) return a.mime_type;
+  if (a.uti && UTI_MIME[a.uti]) return UTI_MIME[a.uti] as string;
+  const name = a.transfer_name ?? a.filename ?? "";
+  const ext = name.includes(".") ? name.split(".").at(-1)?.toLowerCase() : undefined;
+  return (ext && EXT_MIME[ext]) || "application/octet-stream";
+}
+
+/** The columns kept in the envelope's `raw` (no blobs, 64-bit values as strings). */
+export function rawOf(row: ChatDbRow, attachments: readonly ChatDbAttachment[]): Record<string, unknown> {
+  return {
+    ROWID: row.rowid,
+    guid: row.guid,
+    service: row.service,
+    account: row.account,
+    handle: row.handle,
+    is_from_me: row.is_from_me,
+    date: row.date_raw,
+    item_type: row.item_type,
+    associated_message_type: row.associated_message_type,
+    balloon_bundle_id: row.balloon_bundle_id,
+    thread_originator_guid: row.thread_originator_guid,
+    chat_guid: row.chat_guid,
+    chat_style: row.chat_style,
+    chat_identifier: row.chat_identifier,
+    chat_service: row.chat_service,
+    attachments: attachments.map((a) => ({
+      guid: a.guid,
+      transfer_name: a.transfer_name,
+      mime_type: a.mime_type,
+      uti: a.uti,
+      transfer_state: a.transfer_state,
+      total_bytes: a.total_bytes,
+    })),
+  };
+}

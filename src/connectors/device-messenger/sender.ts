@@ -1,0 +1,143 @@
+/**
+ * Sending through Messages.app (runner). Runs GW_OSASCRIPT_PATH with a constant script on stdin and
+ * the values in argv only; a file is first copied where Messages may read it. Error -1743 becomes
+ * 502 PLATFORM_AUTH, others 502 PLATFORM_SEND_FAILED; a one-to-one chat id that Messages cannot find
+ * (-1728) is retried once by participant. A timeout means the outcome is unknown: 502, never retried.
+ * After a successful run the new `is_from_me` row of that chat is looked for (decoded text match, short
+ * deadline) and its GUID returned, so the outbound record is linked; unconfirmed sends are logged.
+ */
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
+import { AppError } from "../../core/errors.ts";
+import type { Clock, Logger, Spawner } from "../../core/ports.ts";
+import { comparableText } from "../../ingest/ingest.ts";
+import type { SendRequest, SendResult } from "../connector.ts";
+import {
+  fileToChat,
+  parseOsascriptError,
+  type ScriptCall,
+  sendErrorCode,
+  textToChat,
+  textToParticipant,
+} from "./applescript.ts";
+import type { ChatDb } from "./chat-db.ts";
+import { bodyText } from "./rows.ts";
+
+export const OSASCRIPT_TIMEOUT_MS = 30_000;
+export const VERIFY_DEADLINE_MS = 2_000;
+const VERIFY_POLL_MS = 100;
+/** Messages reads a sent file asynchronously: keep the staged copy at least this long. */
+export const STAGED_FILE_TTL_MS = 120_000;
+
+export interface SenderDeps {
+  osascriptPath: string;
+  homeDir: string;
+  env: Record<string, string>;
+  spawner: Spawner;
+  clock: Clock;
+  log: Logger;
+  /** The open chat.db, when it can be read (verification is skipped otherwise). */
+  chatDb: () => ChatDb | null;
+  sleep: (ms: number) => Promise<void>;
+}
+
+export const OWN_SENDER = { id: "me", displayName: "Me" };
+
+export function createSender(deps: SenderDeps) {
+  const run = async (
+    call: ScriptCall,
+  ): Promise<{ ok: true } | { ok: false; osaCode: number | null; stderr: string }> => {
+    let r: Awaited<ReturnType<Spawner["run"]>>;
+    try {
+      r = await deps.spawner.run([deps.osascriptPath, "-", ...call.args], {
+        stdin: call.script,
+        timeoutMs: OSASCRIPT_TIMEOUT_MS,
+        env: deps.env,
+      });
+    } catch (err) {
+      throw new AppError("PLATFORM_SEND_FAILED", `Cannot run ${deps.osascriptPath} (GW_OSASCRIPT_PATH).`, {
+        reason: String(err instanceof Error ? err.message : err),
+      });
+    }
+    if (r.timedOut) {
+      throw new AppError(
+        "PLATFORM_SEND_FAILED",
+        "Messages did not answer in time; whether the message was sent is unknown.",
+        {
+          outcome: "unknown",
+        },
+      );
+    }
+    if (r.exitCode === 0) return { ok: true };
+    return { ok: false, osaCode: parseOsascriptError(r.stderr), stderr: r.stderr.trim().slice(0, 500) };
+  };
+
+  const fail = (osaCode: number | null, stderr: string): AppError => {
+    const code = sendErrorCode(osaCode);
+    const message =
+      code === "PLATFORM_AUTH"
+        ? "macOS does not allow gw to control Messages: allow it under System Settings → Privacy & Security → Automation."
+        : "Messages could not send the message.";
+    return new AppError(code, message, { osascript_error: osaCode, stderr });
+  };
+
+  const stage = (path: string): string => {
+    const dir = join(deps.homeDir, "Library/Messages/Attachments/gw", crypto.randomUUID());
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const target = join(dir, basename(path));
+    copyFileSync(path, target);
+    setTimeout(() => rmSync(dir, { recursive: true, force: true }), STAGED_FILE_TTL_MS).unref();
+    return target;
+  };
+
+  /** The GUID of our new row in the chat, matched by decoded text (or the file's name). */
+  const verify = async (
+    after: number,
+    chatGuid: string,
+    text: string,
+    fileName: string | null,
+  ): Promise<string | null> => {
+    const db = deps.chatDb();
+    if (!db) return null;
+    const want = comparableText(text);
+    const deadline = deps.clock.now() + VERIFY_DEADLINE_MS;
+    for (;;) {
+      for (const row of db.rowsAfter(after, 500)) {
+        if (row.is_from_me !== 1 || row.chat_guid !== chatGuid) continue;
+        if (want !== "" && comparableText(bodyText(row) ?? "") === want) return row.guid;
+        if (want === "" && fileName && db.attachments(row.rowid).some((a) => a.transfer_name === fileName))
+          return row.guid;
+      }
+      if (deps.clock.now() >= deadline) return null;
+      await deps.sleep(VERIFY_POLL_MS);
+    }
+  };
+
+  return async (req: SendRequest): Promise<SendResult> => {
+    const chatGuid = req.channel.platform_ref;
+    const before = deps.chatDb()?.maxRowid() ?? Number.MAX_SAFE_INTEGER;
+    const calls: ScriptCall[] = [];
+    if (req.text.trim() !== "" || !req.attachment) calls.push(textToChat(req.text, chatGuid));
+    const staged = req.attachment ? stage(req.attachment.path) : null;
+    if (staged) calls.push(fileToChat(staged, chatGuid));
+
+    for (const call of calls) {
+      let r = await run(call);
+      if (!r.ok && r.osaCode === -1728 && req.channel.channel_type === "dm" && call === calls[0] && !staged) {
+        deps.log.warn(
+          { channel_id: req.channel.id },
+          "Messages did not find the chat id; retrying by participant",
+        );
+        r = await run(textToParticipant(req.text, req.channel.id));
+      }
+      if (!r.ok) throw fail(r.osaCode, r.stderr);
+    }
+    const platformId = await verify(before, chatGuid, req.text, staged ? basename(staged) : null);
+    if (!platformId)
+      deps.log.warn(
+        { channel_id: req.channel.id },
+        "send not confirmed in chat.db yet; it will be linked when it appears",
+      );
+    return { platformId, sender: OWN_SENDER, raw: { chat_guid: chatGuid, confirmed: platformId !== null } };
+  };
+}

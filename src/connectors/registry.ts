@@ -1,0 +1,55 @@
+/**
+ * Which platform connectors `gw serve` runs (composition helper). The iMessage connector runs on
+ * macOS, or anywhere GW_CHAT_DB_PATH is set explicitly (tests, the demo); the Discord connector runs
+ * when GW_COMMUNITY_BOT_TOKEN is set (it lands with its own issue).
+ */
+import type { HostInfo } from "../config/paths.ts";
+import type { Config } from "../config/settings.ts";
+import type { IdFactory } from "../core/ids.ts";
+import type { Clock, Logger, Spawner } from "../core/ports.ts";
+import type { Store } from "../store/store.ts";
+import type { ConnectorRegistry } from "./connector.ts";
+import { createDeviceMessenger } from "./device-messenger/connector.ts";
+
+/** Variables never handed to child programs such as osascript. */
+const SECRET_ENV = new Set(["GW_BEARER_TOKEN", "GW_WEBHOOK_SECRET", "GW_COMMUNITY_BOT_TOKEN"]);
+
+export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !SECRET_ENV.has(e[0])),
+  );
+}
+
+export interface RegistryPorts {
+  config: Config;
+  env: Record<string, string | undefined>;
+  host: HostInfo;
+  clock: Clock;
+  log: Logger;
+  spawner: Spawner;
+  watchFiles?: boolean;
+}
+
+export function buildConnectors(p: RegistryPorts) {
+  return ({ store, ids }: { store: Store; ids: IdFactory }): ConnectorRegistry => {
+    const registry: ConnectorRegistry = {};
+    if (p.host.platform === "darwin" || p.env.GW_CHAT_DB_PATH) {
+      registry.device_messenger = createDeviceMessenger({
+        chatDbPath: p.config.chatDbPath,
+        pollIntervalMs: p.config.devicePollIntervalMs,
+        watchFiles: p.watchFiles ?? true,
+        osascriptPath: p.config.osascriptPath,
+        osascriptEnv: childEnv(p.env),
+        attachmentDir: p.config.attachmentDir,
+        attachmentMaxBytes: p.config.attachmentMaxBytes,
+        homeDir: p.host.homeDir,
+        cursors: store.cursors,
+        ids,
+        clock: p.clock,
+        log: p.log,
+        spawner: p.spawner,
+      });
+    }
+    return registry;
+  };
+}

@@ -1,0 +1,286 @@
+/**
+ * Writes chat.db rows the way macOS Messages does, for `gw demo` and tests (never for a real chat.db).
+ * Dates are nanoseconds since 2001 as exact bigints; bodies go to `attributedBody` (text NULL) unless
+ * asked otherwise, with one U+FFFC per attachment; join rows follow their message row, and Apple's
+ * triggers fill the caches. One message is one transaction; `joinChat: false` leaves the chat join out.
+ */
+import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, extname, join } from "node:path";
+import { encodeAttributedBody } from "../connectors/device-messenger/typedstream.ts";
+import { CHAT_DB_SCHEMA_SQL } from "./chatdb-schema.ts";
+
+const APPLE_EPOCH_MS = 978_307_200_000;
+const NS_PER_MS = 1_000_000n;
+const PLACEHOLDER = "\uFFFC";
+/** `attachment.transfer_state` of a finished transfer. */
+export const TRANSFER_FINISHED = 5;
+
+export interface ChatDbWriterOptions {
+  /** Schema applied to a database that has no `message` table (default: our Sequoia subset). */
+  schemaSql?: string;
+  /** Clock in epoch milliseconds (default `Date.now`). */
+  now?: () => number;
+  /** The local account written to `message.account` (default `E:me@example.com`). */
+  account?: string;
+}
+
+export interface ChatSpec {
+  guid: string;
+  style: 43 | 45;
+  chatIdentifier: string;
+  serviceName?: string;
+  displayName?: string | null;
+  participants: string[];
+}
+
+export interface AttachmentSpec {
+  /** Stored as given in `attachment.filename` (may start with `~`). */
+  path: string;
+  /** Undefined: guessed from the extension; null: stored as NULL. */
+  mimeType?: string | null;
+  uti?: string | null;
+  transferName?: string;
+  /** Default: the file's size when it exists, else 0. */
+  totalBytes?: number;
+  transferState?: number;
+}
+
+export interface MessageSpec {
+  chatGuid: string | null;
+  /** Handle id of the sender; null when isFromMe. */
+  from: string | null;
+  text: string;
+  /** Default "attributedBody": `text` NULL and the body only in `attributedBody`, as modern macOS does. */
+  bodyForm?: "text" | "attributedBody" | "both";
+  isFromMe?: boolean;
+  /** Epoch milliseconds (default now). */
+  dateMs?: number;
+  /** Exact `message.date` in nanoseconds since 2001; wins over dateMs. */
+  dateNs?: bigint;
+  guid?: string;
+  associatedMessageType?: number;
+  associatedMessageGuid?: string | null;
+  itemType?: number;
+  groupActionType?: number;
+  groupTitle?: string | null;
+  threadOriginatorGuid?: string | null;
+  /** Default "0:0:0" when threadOriginatorGuid is set. */
+  threadOriginatorPart?: string | null;
+  service?: string;
+  attachments?: AttachmentSpec[];
+  /** Default true; false simulates the row landing before its chat_message_join. */
+  joinChat?: boolean;
+}
+
+export interface ChatDbWriter {
+  /** The open connection, for lookups and for simulating later updates (edits, errors). */
+  readonly db: Database;
+  handle(id: string, service?: string): number;
+  chat(c: ChatSpec): number;
+  message(m: MessageSpec): { rowid: number; guid: string };
+  joinChat(rowid: number, chatGuid: string): void;
+  maxRowid(): number;
+  close(): void;
+}
+
+/** Epoch milliseconds to chat.db nanoseconds since 2001, exactly. */
+export function appleNanos(epochMs: number): bigint {
+  return BigInt(Math.trunc(epochMs) - APPLE_EPOCH_MS) * NS_PER_MS;
+}
+
+/** An uppercase UUID, the form of Messages' message and attachment GUIDs. */
+export function appleGuid(): string {
+  return crypto.randomUUID().toUpperCase();
+}
+
+const FILE_TYPES: Record<string, [mime: string, uti: string]> = {
+  jpg: ["image/jpeg", "public.jpeg"],
+  jpeg: ["image/jpeg", "public.jpeg"],
+  png: ["image/png", "public.png"],
+  gif: ["image/gif", "com.compuserve.gif"],
+  heic: ["image/heic", "public.heic"],
+  mp4: ["video/mp4", "public.mpeg-4"],
+  mov: ["video/quicktime", "com.apple.quicktime-movie"],
+  caf: ["audio/x-caf", "com.apple.coreaudio-format"],
+  m4a: ["audio/x-m4a", "com.apple.m4a-audio"],
+  mp3: ["audio/mpeg", "public.mp3"],
+  pdf: ["application/pdf", "com.adobe.pdf"],
+  txt: ["text/plain", "public.plain-text"],
+  vcf: ["text/vcard", "public.vcard"],
+};
+
+/** MIME type and UTI Messages would record for a file name; unknown extensions give null and `public.data`. */
+export function fileTypeOf(name: string): { mimeType: string | null; uti: string } {
+  const known = FILE_TYPES[extname(name).slice(1).toLowerCase()];
+  return known ? { mimeType: known[0], uti: known[1] } : { mimeType: null, uti: "public.data" };
+}
+
+function sizeOf(path: string): number {
+  const resolved = path.startsWith("~/") ? join(homedir(), path.slice(2)) : path;
+  try {
+    return statSync(resolved).size;
+  } catch {
+    return 0;
+  }
+}
+
+function openDb(path: string, schemaSql: string): Database {
+  const db = new Database(path, { create: true, strict: true });
+  db.run("PRAGMA busy_timeout = 5000");
+  db.run("PRAGMA journal_mode = WAL");
+  const hasMessage = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message'").get();
+  if (!hasMessage) db.exec(schemaSql);
+  return db;
+}
+
+const SQL = {
+  handleInsert: "INSERT OR IGNORE INTO handle (id, service) VALUES ($id, $service)",
+  handleGet: "SELECT ROWID AS rowid FROM handle WHERE id = $id AND service = $service",
+  chatGet: "SELECT ROWID AS rowid, service_name AS service FROM chat WHERE guid = $guid",
+  chatInsert: `INSERT INTO chat (guid, style, state, chat_identifier, service_name, room_name, display_name, is_filtered)
+    VALUES ($guid, $style, 3, $identifier, $service, $room, $display, 0)`,
+  chatHandle: "INSERT OR IGNORE INTO chat_handle_join (chat_id, handle_id) VALUES ($chat, $handle)",
+  chatMessage:
+    "INSERT INTO chat_message_join (chat_id, message_id, message_date) VALUES ($chat, $message, $date)",
+  messageDate: "SELECT date FROM message WHERE ROWID = $rowid",
+  messageInsert: `INSERT INTO message (guid, text, attributedBody, handle_id, service, account, date, date_read,
+      date_delivered, is_delivered, is_finished, is_from_me, is_empty, is_read, is_sent, item_type, group_title,
+      group_action_type, associated_message_guid, associated_message_type, thread_originator_guid,
+      thread_originator_part, part_count)
+    VALUES ($guid, $text, $body, $handle, $service, $account, $date, 0, $delivered, 1, 1, $fromMe, $empty, 0,
+      $fromMe, $itemType, $groupTitle, $groupAction, $assocGuid, $assocType, $threadGuid, $threadPart, $parts)`,
+  attachmentInsert: `INSERT INTO attachment (guid, created_date, filename, uti, mime_type, transfer_state,
+      is_outgoing, transfer_name, total_bytes, original_guid)
+    VALUES ($guid, $created, $filename, $uti, $mime, $state, $outgoing, $name, $bytes, $guid)`,
+  messageAttachment:
+    "INSERT INTO message_attachment_join (message_id, attachment_id) VALUES ($message, $attachment)",
+  maxRowid: "SELECT MAX(ROWID) AS m FROM message",
+} as const;
+
+type Db = Database;
+type Params = Record<string, string | number | bigint | Uint8Array | null>;
+
+const run = (db: Db, sql: string, params: Params = {}) => db.query(sql).run(params);
+const get = <T>(db: Db, sql: string, params: Params = {}) => db.query<T, [Params]>(sql).get(params);
+
+function getOrCreateHandle(db: Db, id: string, service: string): number {
+  run(db, SQL.handleInsert, { id, service });
+  const row = get<{ rowid: number }>(db, SQL.handleGet, { id, service });
+  if (!row) throw new Error(`handle ${id} (${service}) was not stored`);
+  return row.rowid;
+}
+
+function findChat(db: Db, guid: string): { rowid: number; service: string | null } {
+  const row = get<{ rowid: number; service: string | null }>(db, SQL.chatGet, { guid });
+  if (!row) throw new Error(`no chat with guid ${guid}`);
+  return row;
+}
+
+function getOrCreateChat(db: Db, c: ChatSpec): number {
+  const service = c.serviceName ?? "iMessage";
+  let row = get<{ rowid: number }>(db, SQL.chatGet, { guid: c.guid });
+  if (!row) {
+    const room = c.style === 43 ? c.chatIdentifier : null;
+    const params = { guid: c.guid, style: c.style, identifier: c.chatIdentifier, service, room };
+    run(db, SQL.chatInsert, { ...params, display: c.displayName ?? null });
+    row = findChat(db, c.guid);
+  }
+  for (const p of c.participants) {
+    run(db, SQL.chatHandle, { chat: row.rowid, handle: getOrCreateHandle(db, p, service) });
+  }
+  return row.rowid;
+}
+
+/** The body Messages stores: one U+FFFC per attachment, then the text. */
+function bodyColumns(m: MessageSpec): { text: string | null; body: Uint8Array | null; empty: boolean } {
+  const full = PLACEHOLDER.repeat(m.attachments?.length ?? 0) + m.text;
+  if (full === "" && (m.itemType ?? 0) !== 0) return { text: null, body: null, empty: false };
+  const form = m.bodyForm ?? "attributedBody";
+  return {
+    text: form === "attributedBody" ? null : full,
+    body: form === "text" ? null : encodeAttributedBody(full),
+    empty: full === "",
+  };
+}
+
+function insertAttachments(db: Db, messageRowid: number, m: MessageSpec, dateNs: bigint): void {
+  const createdSeconds = dateNs / 1_000_000_000n;
+  for (const a of m.attachments ?? []) {
+    const guessed = fileTypeOf(a.transferName ?? a.path);
+    const guid = appleGuid();
+    const result = run(db, SQL.attachmentInsert, {
+      guid,
+      created: createdSeconds,
+      filename: a.path,
+      uti: a.uti === undefined ? guessed.uti : a.uti,
+      mime: a.mimeType === undefined ? guessed.mimeType : a.mimeType,
+      state: a.transferState ?? TRANSFER_FINISHED,
+      outgoing: m.isFromMe ? 1 : 0,
+      name: a.transferName ?? basename(a.path),
+      bytes: a.totalBytes ?? sizeOf(a.path),
+    });
+    run(db, SQL.messageAttachment, { message: messageRowid, attachment: Number(result.lastInsertRowid) });
+  }
+}
+
+function insertMessage(db: Db, m: MessageSpec, account: string, now: () => number) {
+  const chat = m.chatGuid === null ? null : findChat(db, m.chatGuid);
+  const service = m.service ?? chat?.service ?? "iMessage";
+  const fromMe = m.isFromMe === true;
+  const handle = !fromMe && m.from !== null ? getOrCreateHandle(db, m.from, service) : 0;
+  const date = m.dateNs ?? appleNanos(m.dateMs ?? now());
+  const guid = m.guid ?? appleGuid();
+  const { text, body, empty } = bodyColumns(m);
+  const parts = (m.attachments?.length ?? 0) + (m.text === "" ? 0 : 1);
+  const thread = m.threadOriginatorGuid ?? null;
+  const result = run(db, SQL.messageInsert, {
+    guid,
+    text,
+    body,
+    handle,
+    service,
+    account,
+    date,
+    delivered: fromMe ? date : 0,
+    fromMe: fromMe ? 1 : 0,
+    empty: empty ? 1 : 0,
+    itemType: m.itemType ?? 0,
+    groupTitle: m.groupTitle ?? null,
+    groupAction: m.groupActionType ?? 0,
+    assocGuid: m.associatedMessageGuid ?? null,
+    assocType: m.associatedMessageType ?? 0,
+    threadGuid: thread,
+    threadPart: thread === null ? null : (m.threadOriginatorPart ?? "0:0:0"),
+    parts,
+  });
+  const rowid = Number(result.lastInsertRowid);
+  if (chat && m.joinChat !== false) run(db, SQL.chatMessage, { chat: chat.rowid, message: rowid, date });
+  insertAttachments(db, rowid, m, date);
+  return { rowid, guid };
+}
+
+function joinLate(db: Db, rowid: number, chatGuid: string): void {
+  const chat = findChat(db, chatGuid);
+  const stmt = db.query<{ date: bigint | null }, [Params]>(SQL.messageDate);
+  const row = stmt.safeIntegers(true).get({ rowid });
+  stmt.safeIntegers(false);
+  if (!row) throw new Error(`no message with ROWID ${rowid}`);
+  run(db, SQL.chatMessage, { chat: chat.rowid, message: rowid, date: row.date ?? 0n });
+}
+
+export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): ChatDbWriter {
+  const db = openDb(path, opts.schemaSql ?? CHAT_DB_SCHEMA_SQL);
+  const now = opts.now ?? Date.now;
+  const account = opts.account ?? "E:me@example.com";
+  return {
+    db,
+    handle: (id, service = "iMessage") => getOrCreateHandle(db, id, service),
+    chat: (c) => db.transaction(() => getOrCreateChat(db, c))(),
+    message: (m) => db.transaction(() => insertMessage(db, m, account, now))(),
+    joinChat: (rowid, chatGuid) => joinLate(db, rowid, chatGuid),
+    maxRowid: () => get<{ m: number | null }>(db, SQL.maxRowid)?.m ?? 0,
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * A service wired exactly as `gw serve` wires it (createService + buildConnectors with the real
+ * iMessage connector and the real spawner), reading a chat.db written by the Messages-like writer and
+ * sending through the Messages stand-in program (`src/main.ts __messages-standin`) as GW_OSASCRIPT_PATH.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { formatProblems, loadConfig } from "../../src/config/load.ts";
+import { buildConnectors } from "../../src/connectors/registry.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
+import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { createService } from "../../src/service.ts";
+import { recordingLogger } from "./logger.ts";
+import { isolatedEnv, ROOT } from "./process.ts";
+import { ALLOWLIST, closeAtEnd, makeRequest, TOKEN } from "./service.ts";
+import { tempDir } from "./temp.ts";
+
+export const FRIEND = "+15555550100";
+export const STRANGER = "+15555550199";
+export const FRIEND_CHAT = `any;-;${FRIEND}`;
+export const STRANGER_CHAT = `any;-;${STRANGER}`;
+export const GROUP_CHAT = "any;+;chat123456789";
+
+/** Writes the stand-in wrapper a test uses as GW_OSASCRIPT_PATH. */
+export function standInProgram(dir: string): string {
+  const path = join(dir, "osascript");
+  writeFileSync(
+    path,
+    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "src/main.ts")}' __messages-standin "$@"\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+export function chatDbIn(dir: string) {
+  const path = join(dir, "Library/Messages/chat.db");
+  mkdirSync(dirname(path), { recursive: true });
+  const writer = openChatDbWriter(path);
+  writer.chat({ guid: FRIEND_CHAT, style: 45, chatIdentifier: FRIEND, participants: [FRIEND] });
+  writer.chat({ guid: STRANGER_CHAT, style: 45, chatIdentifier: STRANGER, participants: [STRANGER] });
+  writer.chat({
+    guid: GROUP_CHAT,
+    style: 43,
+    chatIdentifier: "chat123456789",
+    displayName: "Trip",
+    participants: [FRIEND, STRANGER],
+  });
+  return { path, writer };
+}
+
+export async function deviceService(opts: { dir?: string; env?: Record<string, string> } = {}) {
+  const dir = opts.dir ?? tempDir();
+  const chat = chatDbIn(dir);
+  const env: Record<string, string> = {
+    ...isolatedEnv(dir),
+    GW_BEARER_TOKEN: TOKEN,
+    GW_CHAT_DB_PATH: chat.path,
+    GW_OSASCRIPT_PATH: standInProgram(dir),
+    GW_DEVICE_POLL_INTERVAL_MS: "50",
+    GW_STANDIN_CHAT_DB: chat.path,
+    GW_STANDIN_LOG: join(dir, "standin.log"),
+    GW_STANDIN_FAIL_FILE: join(dir, "standin-fail"),
+    ...opts.env,
+  };
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const host = { platform: process.platform, homeDir: dir, cwd: dir };
+  const loaded = loadConfig(env, host);
+  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
+  const log = recordingLogger();
+  const start = async () => {
+    const svc = createService({
+      config: loaded.config,
+      clock: systemClock,
+      log,
+      host,
+      connectors: buildConnectors({
+        config: loaded.config,
+        env,
+        host,
+        clock: systemClock,
+        log,
+        spawner: bunSpawner,
+      }),
+    });
+    await svc.start();
+    closeAtEnd(svc);
+    return svc;
+  };
+  const svc = await start();
+  return { dir, env, chat, log, svc, start, request: makeRequest(svc.app), config: loaded.config };
+}
