@@ -85,6 +85,7 @@ function takeFailure(env: StandInIo["env"]): string | null {
 
 /** Never settles unless `signal` aborts; the interval keeps a real process alive until it is killed. */
 function hang(signal: AbortSignal | undefined): Promise<number> {
+  if (signal?.aborted) return Promise.resolve(ABORTED_EXIT);
   return new Promise((resolve) => {
     const keepAlive = setInterval(() => {}, 60_000);
     signal?.addEventListener("abort", () => {

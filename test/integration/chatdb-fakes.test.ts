@@ -14,7 +14,7 @@ import {
 } from "../../src/connectors/device-messenger/applescript.ts";
 import { decodeAttributedBody } from "../../src/connectors/device-messenger/typedstream.ts";
 import { CHAT_DB_SCHEMA_SQL } from "../../src/demo/chatdb-schema.ts";
-import { type ChatDbWriter, openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { ABORTED_EXIT, runMessagesStandIn, type StandInIo } from "../../src/demo/messages-standin.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -247,7 +247,7 @@ for (const [label, schema] of SCHEMAS) {
         text: "b",
         dateNs: 738_936_000_123_456_789n,
       });
-      expect(JUNE_NS > 2n ** 53n && Number(JUNE_NS) !== Number(JUNE_NS + 1n)).toBe(false);
+      expect(JUNE_NS > 2n ** 53n && BigInt(Number(JUNE_NS)) !== JUNE_NS).toBe(true);
       expect(exact<Row>(path, "SELECT date FROM message WHERE ROWID = ?1", a.rowid).date).toBe(JUNE_NS);
       const date = exact<Row>(
         path,
@@ -308,6 +308,20 @@ for (const [label, schema] of SCHEMAS) {
         uti: null,
         transfer_state: 3,
       });
+      writer.close();
+    });
+
+    test("a message and its rows are one transaction: a failing attachment row leaves no message behind", () => {
+      const { writer } = newWriter(schema());
+      writer.db.run(`CREATE TRIGGER test_boom BEFORE INSERT ON attachment WHEN NEW.filename = '/boom'
+        BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+      const attachments = [{ path: "/tmp/ok.png" }, { path: "/boom" }];
+      expect(() => writer.message({ chatGuid: DM, from: "+15555550100", text: "x", attachments })).toThrow(
+        /boom/,
+      );
+      for (const table of ["message", "chat_message_join", "attachment", "message_attachment_join"]) {
+        expect(one(writer.db, `SELECT COUNT(*) AS n FROM ${table}`).n).toBe(0);
+      }
       writer.close();
     });
 
@@ -401,17 +415,10 @@ for (const [label, schema] of SCHEMAS) {
 function standInSetup(schemaSql = CHAT_DB_SCHEMA_SQL) {
   const dir = tempDir("gw-standin-");
   const dbPath = join(dir, "chat.db");
-  const { writer } = ((): { writer: ChatDbWriter } => {
-    const w = openChatDbWriter(dbPath, { schemaSql });
-    w.chat({ guid: DM, style: 45, chatIdentifier: "+15555550100", participants: ["+15555550100"] });
-    w.chat({
-      guid: GROUP,
-      style: 43,
-      chatIdentifier: "chat100000000000000001",
-      participants: ["+15555550101"],
-    });
-    return { writer: w };
-  })();
+  const writer = openChatDbWriter(dbPath, { schemaSql });
+  writer.chat({ guid: DM, style: 45, chatIdentifier: "+15555550100", participants: ["+15555550100"] });
+  const group = { guid: GROUP, style: 43, chatIdentifier: "chat100000000000000001" } as const;
+  writer.chat({ ...group, participants: ["+15555550101"] });
   const env: Record<string, string | undefined> = {
     GW_STANDIN_CHAT_DB: dbPath,
     GW_STANDIN_LOG: join(dir, "calls.jsonl"),
