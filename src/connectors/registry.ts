@@ -28,6 +28,8 @@ export interface RegistryPorts {
   log: Logger;
   spawner: Spawner;
   watchFiles?: boolean;
+  /** Tests shorten the osascript deadline. */
+  osascriptTimeoutMs?: number;
 }
 
 export function buildConnectors(p: RegistryPorts) {
@@ -39,6 +41,7 @@ export function buildConnectors(p: RegistryPorts) {
         pollIntervalMs: p.config.devicePollIntervalMs,
         watchFiles: p.watchFiles ?? true,
         osascriptPath: p.config.osascriptPath,
+        ...(p.osascriptTimeoutMs ? { osascriptTimeoutMs: p.osascriptTimeoutMs } : {}),
         osascriptEnv: childEnv(p.env),
         attachmentDir: p.config.attachmentDir,
         attachmentMaxBytes: p.config.attachmentMaxBytes,

@@ -49,7 +49,9 @@ export function chatDbIn(dir: string) {
   return { path, writer };
 }
 
-export async function deviceService(opts: { dir?: string; env?: Record<string, string> } = {}) {
+export async function deviceService(
+  opts: { dir?: string; env?: Record<string, string>; osascriptTimeoutMs?: number } = {},
+) {
   const dir = opts.dir ?? tempDir();
   const chat = chatDbIn(dir);
   const env: Record<string, string> = {
@@ -81,6 +83,7 @@ export async function deviceService(opts: { dir?: string; env?: Record<string, s
         clock: systemClock,
         log,
         spawner: bunSpawner,
+        ...(opts.osascriptTimeoutMs ? { osascriptTimeoutMs: opts.osascriptTimeoutMs } : {}),
       }),
     });
     await svc.start();

@@ -243,8 +243,8 @@ describe("reading chat.db", () => {
 });
 
 describe("sending through Messages", () => {
-  async function seeded() {
-    const t = await deviceService();
+  async function seeded(osascriptTimeoutMs?: number) {
+    const t = await deviceService(osascriptTimeoutMs ? { osascriptTimeoutMs } : {});
     t.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "hi" });
     await waitForUnread(t, 1);
     const send = async (body: unknown, headers: Record<string, string> = {}) => {
@@ -332,6 +332,18 @@ describe("sending through Messages", () => {
     expect(r.body.error?.code).toBe(errorCode);
     expect(r.body.error?.details.osascript_error).toBe(Number(code));
     expect(countOutbound(t)).toBe(0);
+  });
+
+  test("a send that times out is 502 with an unknown outcome, remembered under its key, never retried", async () => {
+    const t = await seeded(500);
+    writeFileSync(t.env.GW_STANDIN_FAIL_FILE as string, "timeout");
+    const first = await t.send({ channel_id: FRIEND, text: "slow" }, { "idempotency-key": "k-timeout" });
+    expect(first.status).toBe(502);
+    expect(first.body.error).toMatchObject({ code: "PLATFORM_SEND_FAILED", details: { outcome: "unknown" } });
+    const replay = await t.send({ channel_id: FRIEND, text: "slow" }, { "idempotency-key": "k-timeout" });
+    expect(replay.body).toEqual(first.body);
+    const calls = (await Bun.file(t.env.GW_STANDIN_LOG as string).text()).trim().split("\n");
+    expect(calls).toHaveLength(1);
   });
 
   test("a chat id Messages cannot find (-1728) is retried once by participant for a DM", async () => {

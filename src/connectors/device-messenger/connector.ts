@@ -24,6 +24,7 @@ export interface DeviceMessengerOptions {
   /** File-change notifications on chat.db's directory (the timer runs either way). */
   watchFiles: boolean;
   osascriptPath: string;
+  osascriptTimeoutMs?: number;
   osascriptEnv: Record<string, string>;
   attachmentDir: string;
   attachmentMaxBytes: number;
@@ -78,6 +79,7 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
 
   const send = createSender({
     osascriptPath: o.osascriptPath,
+    ...(o.osascriptTimeoutMs ? { osascriptTimeoutMs: o.osascriptTimeoutMs } : {}),
     homeDir: o.homeDir,
     env: o.osascriptEnv,
     spawner: o.spawner,

@@ -31,6 +31,8 @@ export const STAGED_FILE_TTL_MS = 120_000;
 
 export interface SenderDeps {
   osascriptPath: string;
+  /** Defaults to OSASCRIPT_TIMEOUT_MS. */
+  osascriptTimeoutMs?: number;
   homeDir: string;
   env: Record<string, string>;
   spawner: Spawner;
@@ -51,7 +53,7 @@ export function createSender(deps: SenderDeps) {
     try {
       r = await deps.spawner.run([deps.osascriptPath, "-", ...call.args], {
         stdin: call.script,
-        timeoutMs: OSASCRIPT_TIMEOUT_MS,
+        timeoutMs: deps.osascriptTimeoutMs ?? OSASCRIPT_TIMEOUT_MS,
         env: deps.env,
       });
     } catch (err) {
