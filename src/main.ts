@@ -8,6 +8,7 @@ import { demo } from "./commands/demo.ts";
 import { type CommandContext, CommandError, EXIT_FAILURE, EXIT_OK } from "./commands/exit.ts";
 import { COMMANDS, type CommandName, commandHelp, mainHelp } from "./commands/help.ts";
 import { serve } from "./commands/serve.ts";
+import { webhooks } from "./commands/webhooks.ts";
 import { runMessagesStandIn } from "./demo/messages-standin.ts";
 import { VERSION } from "./version.ts";
 
@@ -25,6 +26,7 @@ const RUNNERS: Record<CommandName, Runner> = {
   mcp: notYet("mcp", "the MCP issue"),
   doctor: notYet("doctor", "a later issue"),
   demo,
+  webhooks,
 };
 
 /** Hidden: the Messages.app stand-in the demo uses as GW_OSASCRIPT_PATH (same binary). */

@@ -1,6 +1,7 @@
 /**
  * Builds the whole service from a parsed Config and the ports (clock, logger, host, connectors):
- * store, allowlist, ingest, send path, timers (attachment retention, key expiry) and the HTTP app. `gw serve` calls it with the real
+ * store, allowlist, ingest, send path, webhook dispatcher, timers (attachment retention, key expiry)
+ * and the HTTP app. `gw serve` calls it with the real
  * ports; tests call it with temporary paths and test connectors. It does not listen and installs no
  * signal handlers: the command does that. `close()` stops timers and connectors and closes the store.
  */
@@ -22,12 +23,15 @@ import { createRateLimiter } from "./send/rate-limit.ts";
 import { createSendMessage } from "./send/send-message.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { VERSION } from "./version.ts";
+import { createDispatcher } from "./webhooks/dispatcher.ts";
 
 export interface ServicePorts {
   config: Config;
   clock: Clock;
   log: Logger;
   host: HostInfo;
+  /** Defaults to the global fetch (webhook deliveries). */
+  fetch?: typeof fetch;
   /** Builds the platform connectors once the store and id factory exist. */
   connectors: (shared: { store: Store; ids: IdFactory }) => ConnectorRegistry;
 }
@@ -48,14 +52,31 @@ export function createService(ports: ServicePorts) {
   const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
   const ids = createIdFactory(clock);
   const connectors = ports.connectors({ store, ids });
+  const baseUrl = publicBaseUrl(config.bindHost, config.bindPort);
+  const dispatcher =
+    config.webhookUrl && config.webhookSecret
+      ? createDispatcher({
+          store,
+          url: config.webhookUrl,
+          secret: config.webhookSecret,
+          delaysMs: config.webhookRetryDelaysMs,
+          timeoutMs: config.webhookTimeoutMs,
+          publicBaseUrl: baseUrl,
+          clock,
+          log,
+          fetch: ports.fetch ?? fetch,
+          random: Math.random,
+        })
+      : null;
   const ingest = createIngest({
     store,
     allowlist: allowlist.current,
     ids,
     clock,
-    webhooksEnabled: config.webhookUrl !== null,
+    webhooksEnabled: dispatcher !== null,
     attachmentDir: config.attachmentDir,
     log,
+    ...(dispatcher ? { onDeliveriesQueued: dispatcher.wake } : {}),
   });
   const idempotency = createIdempotentRunner({
     store: store.idempotency,
@@ -112,7 +133,7 @@ export function createService(ports: ServicePorts) {
     version: VERSION,
     store,
     clock,
-    publicBaseUrl: publicBaseUrl(config.bindHost, config.bindPort),
+    publicBaseUrl: baseUrl,
     attachmentDir: config.attachmentDir,
     sendMessage,
     idempotency,
@@ -136,11 +157,13 @@ export function createService(ports: ServicePorts) {
     ingest,
     sweeper,
     idempotency,
+    dispatcher,
     /** Loads the allowlist and starts the sweeper and the connectors. */
     async start(): Promise<void> {
       allowlist.load();
       sweeper.start();
       purgeTimer = setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
+      dispatcher?.start();
       for (const c of Object.values(connectors)) await c.start(ingest);
     },
     async close(): Promise<void> {
@@ -149,6 +172,7 @@ export function createService(ports: ServicePorts) {
       sweeper.stop();
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();
+      await dispatcher?.stop();
       store.close();
     },
   };

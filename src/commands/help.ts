@@ -7,6 +7,7 @@ export const COMMANDS = {
   mcp: "Serve the four agent tools over MCP stdio.",
   doctor: "Check permissions, paths, tokens and the allowlist, and say what to fix.",
   demo: "Run a playground with a simulated iMessage database; works on any machine.",
+  webhooks: "List webhook deliveries, or queue dead ones again (list | redeliver <id> | --all-dead).",
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -40,6 +41,11 @@ const DETAILS: Record<CommandName, string> = {
     "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET. Listens on GW_RECEIVER_BIND_HOST:GW_RECEIVER_BIND_PORT.",
   mcp: "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
   doctor: "Reads the same GW_ variables as serve and reports each check with its fix.",
+  webhooks: [
+    "gw webhooks list [--status pending|delivered|dead] [--limit N]",
+    "gw webhooks redeliver <delivery id> | --all-dead",
+    "Reads the state database at GW_DB_PATH; a running gw serve delivers re-queued rows within a second.",
+  ].join("\n"),
   demo: [
     "Starts the real service on a temporary folder with a simulated iMessage account and prints a token",
     "and curl examples. Options: --interval <seconds> between simulated incoming messages (default 4).",

@@ -70,6 +70,8 @@ export interface IngestDeps {
   webhooksEnabled: boolean;
   attachmentDir: string;
   log: Logger;
+  /** Called after a commit that queued webhook deliveries (wakes the dispatcher). */
+  onDeliveriesQueued?: () => void;
 }
 
 export type Ingest = (batch: IngestBatch) => IngestOutcome[];
@@ -172,6 +174,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       if (o.status === "stored")
         log.debug({ id: o.id, status: o.allowlistStatus, source: batch.source }, "message stored");
     }
+    if (outcomes.some((o) => o.status === "stored" && o.deliveryId !== null)) deps.onDeliveriesQueued?.();
     return outcomes;
   };
 }

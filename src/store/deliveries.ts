@@ -1,7 +1,8 @@
 /**
  * Webhook delivery rows (the outbox). A row is created `pending` in the ingest transaction of an
  * allowed inbound message when a webhook URL is configured: exactly one per message, with a delivery
- * id that stays the same on every attempt. The dispatcher (webhooks/) moves rows on from there.
+ * id that stays the same on every attempt. The dispatcher (webhooks/) moves rows on from there; an
+ * operator can re-queue rows (`gw webhooks redeliver`).
  */
 import type { Database } from "bun:sqlite";
 
@@ -31,11 +32,59 @@ export function createDeliveryStore(db: Database) {
   const byMessage = db.prepare<DeliveryRow, [string]>(
     "SELECT * FROM webhook_deliveries WHERE message_id = ?1",
   );
+  const byId = db.prepare<DeliveryRow, [string]>("SELECT * FROM webhook_deliveries WHERE id = ?1");
+  const due = db.prepare<DeliveryRow, [number, number]>(
+    `SELECT * FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+     WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, created_at LIMIT ?2`,
+  );
+  const nextDue = db.prepare<{ at: number | null }, []>(
+    "SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'",
+  );
+  const record = db.prepare<
+    unknown,
+    [string, string, number, number | null, number | null, string | null, number]
+  >(
+    `UPDATE webhook_deliveries SET status = ?2, attempt_count = ?3, next_attempt_at = ?4, last_code = ?5,
+       last_error = ?6, updated_at = ?7 WHERE id = ?1`,
+  );
+  const list = db.prepare<DeliveryRow, [string | null, number]>(
+    "SELECT * FROM webhook_deliveries WHERE ?1 IS NULL OR status = ?1 ORDER BY created_at DESC LIMIT ?2",
+  );
+  const requeue = db.prepare<unknown, [string, number]>(
+    `UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = ?2, updated_at = ?2
+     WHERE id = ?1`,
+  );
+  const requeueDead = db.prepare<unknown, [number]>(
+    `UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = ?1, updated_at = ?1
+     WHERE status = 'dead'`,
+  );
 
   return {
     insertPending: (id: string, messageId: string, channelId: string, now: number): void =>
       void insert.run(id, messageId, channelId, now),
     forMessage: (messageId: string): DeliveryRow | null => byMessage.get(messageId),
+    get: (id: string): DeliveryRow | null => byId.get(id),
+    /** Pending rows whose next attempt is due, oldest due first. */
+    due: (now: number, limit: number): DeliveryRow[] => due.all(now, limit),
+    /** When the earliest pending row is due, or null when nothing is pending. */
+    nextDueAt: (): number | null => nextDue.get()?.at ?? null,
+    recordAttempt(
+      id: string,
+      r: {
+        status: DeliveryStatus;
+        attempts: number;
+        nextAt: number | null;
+        code: number | null;
+        error: string | null;
+      },
+      now: number,
+    ): void {
+      record.run(id, r.status, r.attempts, r.nextAt, r.code, r.error, now);
+    },
+    list: (status: DeliveryStatus | null, limit: number): DeliveryRow[] => list.all(status, limit),
+    /** Manual re-drive: pending again with a fresh attempt count and the same delivery id. */
+    requeue: (id: string, now: number): boolean => requeue.run(id, now).changes === 1,
+    requeueAllDead: (now: number): number => requeueDead.run(now).changes,
     /** Queue depth (pending) and dead-letter count for /healthz. */
     counts(): { pending: number; dead: number } {
       const out = { pending: 0, dead: 0 };

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { ConnectorRegistry } from "../../src/connectors/connector.ts";
+import type { Clock } from "../../src/core/ports.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createService } from "../../src/service.ts";
 import { recordingConnector } from "../fakes/recording-connector.ts";
@@ -43,7 +44,7 @@ afterAll(async () => {
 });
 
 export async function testService(
-  opts: { env?: Record<string, string>; connectors?: ConnectorRegistry } = {},
+  opts: { env?: Record<string, string>; connectors?: ConnectorRegistry; clock?: Clock } = {},
 ) {
   const dir = tempDir();
   const env: Record<string, string> = { ...isolatedEnv(dir), GW_BEARER_TOKEN: TOKEN, ...opts.env };
@@ -51,7 +52,8 @@ export async function testService(
   const host = { platform: process.platform, homeDir: dir, cwd: dir };
   const loaded = loadConfig(env, host);
   if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
-  const clock = manualClock();
+  // Tests that pass a real clock do not call advance().
+  const clock = (opts.clock ?? manualClock()) as ReturnType<typeof manualClock>;
   const log = recordingLogger();
   const connectors = opts.connectors ?? {
     device_messenger: recordingConnector("device_messenger"),

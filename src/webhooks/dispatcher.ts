@@ -1,0 +1,140 @@
+/**
+ * The webhook dispatcher (runner). Claims due `pending` deliveries, POSTs the message's Envelope
+ * signed with signedHeaders, and records the attempt (count, code, error, next attempt time) with the
+ * state change nextStep decides. Stored times make it resume after a restart; an attempt cut short by a
+ * crash is simply made again (same delivery id: at-least-once, receivers dedupe). At most
+ * MAX_IN_FLIGHT attempts run at once and at most one per channel, so a slow receiver cannot starve the
+ * service and a channel's deliveries go out one at a time, oldest due first. Redirects are not followed.
+ */
+import type { Clock, Logger } from "../core/ports.ts";
+import type { DeliveryRow } from "../store/deliveries.ts";
+import { toEnvelope } from "../store/envelope.ts";
+import type { Store } from "../store/store.ts";
+import { type AttemptResult, nextStep } from "./schedule.ts";
+import { signedHeaders } from "./sign.ts";
+
+export const MAX_IN_FLIGHT = 4;
+/** Safety net: look for due rows at least this often even without a wake-up. */
+export const HEARTBEAT_MS = 1000;
+
+export interface DispatcherDeps {
+  store: Store;
+  url: string;
+  secret: string;
+  delaysMs: readonly number[];
+  timeoutMs: number;
+  publicBaseUrl: string;
+  clock: Clock;
+  log: Logger;
+  fetch: typeof fetch;
+  random: () => number;
+}
+
+export function createDispatcher(deps: DispatcherDeps) {
+  const { store, log } = deps;
+  const inFlight = new Map<string, Promise<void>>();
+  const busyChannels = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running = false;
+
+  const bodyOf = (row: DeliveryRow): string | null => {
+    const message = store.messages.get(row.message_id);
+    if (!message) return null;
+    return JSON.stringify(toEnvelope(message, store.attachments.forMessage(message.id), deps.publicBaseUrl));
+  };
+
+  const post = async (row: DeliveryRow, body: string): Promise<AttemptResult> => {
+    const headers = signedHeaders(deps.secret, row.id, Math.floor(deps.clock.now() / 1000), body);
+    try {
+      const res = await deps.fetch(deps.url, {
+        method: "POST",
+        headers: { ...headers },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(deps.timeoutMs),
+      });
+      await res.body?.cancel();
+      return { status: res.status };
+    } catch (err) {
+      const e = err as Error;
+      return {
+        error: e.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : e.message || String(err),
+      };
+    }
+  };
+
+  const attempt = async (row: DeliveryRow): Promise<void> => {
+    const body = bodyOf(row);
+    const attempts = row.attempt_count + 1;
+    const result: AttemptResult = body === null ? { status: 410 } : await post(row, body);
+    const next = nextStep(attempts, result, deps.delaysMs, deps.random());
+    const now = deps.clock.now();
+    store.deliveries.recordAttempt(
+      row.id,
+      {
+        status: next.state === "retry" ? "pending" : next.state,
+        attempts,
+        nextAt: next.state === "retry" ? now + next.delayMs : null,
+        code: "status" in result ? result.status : null,
+        error: "error" in result ? result.error : next.state === "dead" ? next.reason : null,
+      },
+      now,
+    );
+    const outcome = { delivery_id: row.id, attempt: attempts, ...result, next: next.state };
+    if (next.state === "dead") log.warn(outcome, "webhook delivery dead-lettered; the message stays unread");
+    else if (next.state === "retry") log.info(outcome, "webhook attempt failed; will retry");
+    else log.debug(outcome, "webhook delivered");
+  };
+
+  const schedule = () => {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    const next = store.deliveries.nextDueAt();
+    const wait = next === null ? HEARTBEAT_MS : Math.min(HEARTBEAT_MS, Math.max(0, next - deps.clock.now()));
+    timer = setTimeout(pump, wait);
+  };
+
+  function pump(): void {
+    if (!running) return;
+    try {
+      for (const row of store.deliveries.due(deps.clock.now(), 64)) {
+        if (inFlight.size >= MAX_IN_FLIGHT) break;
+        if (inFlight.has(row.id) || busyChannels.has(row.channel_id)) continue;
+        busyChannels.add(row.channel_id);
+        const p = attempt(row)
+          .catch((err) =>
+            log.error({ err: String(err), delivery_id: row.id }, "webhook attempt could not be recorded"),
+          )
+          .finally(() => {
+            inFlight.delete(row.id);
+            busyChannels.delete(row.channel_id);
+            pump();
+          });
+        inFlight.set(row.id, p);
+      }
+    } catch (err) {
+      log.error({ err: String(err) }, "webhook dispatcher could not read the outbox; retrying");
+    }
+    schedule();
+  }
+
+  return {
+    start(): void {
+      running = true;
+      pump();
+    },
+    /** New deliveries were stored: look now rather than at the next timer. */
+    wake(): void {
+      if (running) queueMicrotask(pump);
+    },
+    /** Stops claiming rows and waits for the attempts in flight (each bounded by its timeout). */
+    async stop(): Promise<void> {
+      running = false;
+      if (timer) clearTimeout(timer);
+      await Promise.all(inFlight.values());
+    },
+    inFlight: () => inFlight.size,
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
