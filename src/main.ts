@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { demo } from "./commands/demo.ts";
 import { type CommandContext, CommandError, EXIT_FAILURE, EXIT_OK } from "./commands/exit.ts";
 import { COMMANDS, type CommandName, commandHelp, mainHelp } from "./commands/help.ts";
+import { mcp } from "./commands/mcp.ts";
 import { serve } from "./commands/serve.ts";
 import { webhooks } from "./commands/webhooks.ts";
 import { runMessagesStandIn } from "./demo/messages-standin.ts";
@@ -23,7 +24,7 @@ const notYet =
 const RUNNERS: Record<CommandName, Runner> = {
   serve,
   receiver: notYet("receiver", "the webhook receiver issue"),
-  mcp: notYet("mcp", "the MCP issue"),
+  mcp,
   doctor: notYet("doctor", "a later issue"),
   demo,
   webhooks,

@@ -1,4 +1,5 @@
 /** Help texts for `gw --help` and `gw <command> --help`. */
+import { MCP_SETUP } from "../mcp/setup-help.ts";
 import { VERSION } from "../version.ts";
 
 export const COMMANDS = {
@@ -39,7 +40,12 @@ const DETAILS: Record<CommandName, string> = {
   ].join("\n"),
   receiver:
     "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET. Listens on GW_RECEIVER_BIND_HOST:GW_RECEIVER_BIND_PORT.",
-  mcp: "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
+  mcp: [
+    "Serves list_unread_messages, send_message, mark_read and get_message_context over stdio.",
+    "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
+    "",
+    MCP_SETUP,
+  ].join("\n"),
   doctor: "Reads the same GW_ variables as serve and reports each check with its fix.",
   webhooks: [
     "gw webhooks list [--status pending|delivered|dead] [--limit N]",

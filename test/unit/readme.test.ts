@@ -15,3 +15,8 @@ test("the README's test command is the one .ci/run runs", () => {
   expect(readme).toContain("bun install && bun test ");
   expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain("bun test");
 });
+
+test("the README's MCP setup is the one `gw mcp --help` prints", async () => {
+  const { MCP_SETUP } = await import("../../src/mcp/setup-help.ts");
+  expect(readme).toContain(MCP_SETUP);
+});

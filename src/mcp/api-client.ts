@@ -1,0 +1,102 @@
+/**
+ * The one way `gw mcp` reaches the service: one HTTP request per tool call to GW_BASE_URL, with
+ * `Authorization: Bearer` and `X-Agent-ID` injected, a deadline so a stuck service cannot hang the
+ * agent, and every outcome turned into a tool result (pure `toToolResult`): the pretty-printed JSON
+ * body in `content[0].text`, the structured body in `structuredContent` and `data`; failures carry the
+ * service's error envelope verbatim with `isError: true`, and an unreachable service an INTERNAL_ERROR
+ * envelope that names the URL.
+ */
+
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+export interface ApiResponse {
+  ok: boolean;
+  status: number;
+  body: unknown;
+}
+
+export interface ApiClient {
+  call(
+    method: "GET" | "POST",
+    path: string,
+    opts?: { query?: Record<string, string | number | undefined>; body?: unknown; idempotencyKey?: string },
+  ): Promise<ApiResponse>;
+}
+
+export function createApiClient(deps: {
+  baseUrl: string;
+  token: string;
+  agentId: string | null;
+  fetch: typeof fetch;
+  timeoutMs?: number;
+}): ApiClient {
+  return {
+    async call(method, path, opts = {}) {
+      const url = new URL(path, `${deps.baseUrl}/`);
+      for (const [k, v] of Object.entries(opts.query ?? {}))
+        if (v !== undefined) url.searchParams.set(k, String(v));
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${deps.token}`,
+        accept: "application/json",
+      };
+      if (deps.agentId) headers["x-agent-id"] = deps.agentId;
+      if (opts.body !== undefined) headers["content-type"] = "application/json";
+      if (opts.idempotencyKey) headers["idempotency-key"] = opts.idempotencyKey;
+      try {
+        const res = await deps.fetch(url, {
+          method,
+          headers,
+          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+          signal: AbortSignal.timeout(deps.timeoutMs ?? REQUEST_TIMEOUT_MS),
+        });
+        const text = await res.text();
+        return { ok: res.ok, status: res.status, body: parseBody(text, res.status) };
+      } catch (err) {
+        const why = (err as Error).name === "TimeoutError" ? "did not answer in time" : "cannot be reached";
+        return {
+          ok: false,
+          status: 0,
+          body: {
+            error: {
+              code: "INTERNAL_ERROR",
+              message: `The gw service at ${deps.baseUrl} ${why}: is \`gw serve\` running and GW_BASE_URL right?`,
+              details: { url: url.toString(), reason: String((err as Error).message ?? err) },
+            },
+          },
+        };
+      }
+    },
+  };
+}
+
+function parseBody(text: string, status: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {
+      error: {
+        code: "INTERNAL_ERROR",
+        message: `The service answered ${status} with a body that is not JSON.`,
+        details: {},
+      },
+    };
+  }
+}
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  data: unknown;
+  isError?: boolean;
+}
+
+export function toToolResult(r: ApiResponse): ToolResult {
+  const text = JSON.stringify(r.body, null, 2);
+  if (!r.ok) return { content: [{ type: "text", text }], data: r.body, isError: true };
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: r.body as Record<string, unknown>,
+    data: r.body,
+  };
+}

@@ -1,0 +1,8 @@
+/** Input pieces shared by the four tools (spec H), as zod schemas the MCP SDK turns into JSON Schema. */
+import { z } from "zod";
+import { MESSAGE_ID_PATTERN } from "../../core/ids.ts";
+
+export const messageId = z
+  .string()
+  .regex(new RegExp(MESSAGE_ID_PATTERN), "a message id: msg_ + 26 characters");
+export const envelopeList = z.array(z.record(z.string(), z.unknown()));
