@@ -241,16 +241,16 @@ test("against a real gw service, through the compiled binary: unread, context, s
       { binary: true },
     );
     const unread = await call(c, "list_unread_messages", {});
-    expect((unread.structuredContent?.messages as { id: string; text: string }[]).map((m) => m.text)).toEqual(
-      ["hello agent"],
-    );
+    expect(
+      ((unread.structuredContent?.messages ?? []) as { id: string; text: string }[]).map((m) => m.text),
+    ).toEqual(["hello agent"]);
     const ctx = await call(c, "get_message_context", {
       channel_id: "+15555550100",
       around_message_id: id,
       before: 0,
       after: 0,
     });
-    expect((ctx.structuredContent?.messages as unknown[]).length).toBe(1);
+    expect(((ctx.structuredContent?.messages ?? []) as unknown[]).length).toBe(1);
     const sent = await call(c, "send_message", {
       channel_id: "+15555550100",
       text: "hello human",
