@@ -4,13 +4,8 @@
  * process.exit. Exit codes: 0 clean stop, 2 configuration error, 1 anything else.
  */
 import { homedir } from "node:os";
-import { demo } from "./commands/demo.ts";
 import { type CommandContext, CommandError, EXIT_FAILURE, EXIT_OK } from "./commands/exit.ts";
 import { COMMANDS, type CommandName, commandHelp, mainHelp } from "./commands/help.ts";
-import { mcp } from "./commands/mcp.ts";
-import { serve } from "./commands/serve.ts";
-import { webhooks } from "./commands/webhooks.ts";
-import { runMessagesStandIn } from "./demo/messages-standin.ts";
 import { VERSION } from "./version.ts";
 
 type Runner = (ctx: CommandContext) => Promise<number>;
@@ -21,17 +16,19 @@ const notYet =
     throw new CommandError(`gw ${name} is not available in this version yet; it lands with ${lands}.`);
   };
 
+// Each command is imported when it runs, so `gw --version` and `gw mcp` do not load the HTTP stack.
 const RUNNERS: Record<CommandName, Runner> = {
-  serve,
+  serve: async (ctx) => (await import("./commands/serve.ts")).serve(ctx),
   receiver: notYet("receiver", "the webhook receiver issue"),
-  mcp,
+  mcp: async (ctx) => (await import("./commands/mcp.ts")).mcp(ctx),
   doctor: notYet("doctor", "a later issue"),
-  demo,
-  webhooks,
+  demo: async (ctx) => (await import("./commands/demo.ts")).demo(ctx),
+  webhooks: async (ctx) => (await import("./commands/webhooks.ts")).webhooks(ctx),
 };
 
 /** Hidden: the Messages.app stand-in the demo uses as GW_OSASCRIPT_PATH (same binary). */
 async function messagesStandIn(ctx: CommandContext): Promise<number> {
+  const { runMessagesStandIn } = await import("./demo/messages-standin.ts");
   return runMessagesStandIn({
     argv: [...ctx.argv],
     stdin: await Bun.stdin.text(),
