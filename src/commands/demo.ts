@@ -8,14 +8,13 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { formatProblems, loadConfig, secretValues } from "../config/load.ts";
 import { buildConnectors } from "../connectors/registry.ts";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { openChatDbWriter } from "../demo/chatdb-writer.ts";
-import { createLogger } from "../log/logger.ts";
 import { createService } from "../service.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 export const FRIEND = "+15555550100";
 export const STRANGER = "+15555550199";
@@ -84,16 +83,9 @@ export async function demo(ctx: CommandContext): Promise<number> {
     GW_STANDIN_CHAT_DB: chatDbPath,
     GW_LOG_LEVEL: ctx.env.GW_LOG_LEVEL ?? "warn",
   };
-  const host = { platform: ctx.platform, homeDir: dir, cwd: ctx.cwd };
-  const loaded = loadConfig(env, host);
-  if (!loaded.ok) throw new CommandError(formatProblems(loaded.problems), EXIT_CONFIG);
-  const config = loaded.config;
-  const log = createLogger({
-    dir: config.logDir,
-    level: config.logLevel,
-    secrets: secretValues(config),
-    stderr: ctx.stderr,
-  });
+  const host = hostOf(ctx, dir);
+  const config = configOf(ctx, { env, host });
+  const log = loggerOf(config, ctx);
   const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
   const service = createService({ config, clock: systemClock, log, host, connectors });
   await service.start();

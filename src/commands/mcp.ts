@@ -4,25 +4,15 @@
  * tools answer AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { formatProblems, loadConfig, secretValues } from "../config/load.ts";
-import { createLogger } from "../log/logger.ts";
 import { createApiClient } from "../mcp/api-client.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
-import { hostOf } from "./serve.ts";
+import { type CommandContext, EXIT_OK } from "./exit.ts";
+import { configOf, loggerOf } from "./setup.ts";
 
 export async function mcp(ctx: CommandContext): Promise<number> {
-  const loaded = loadConfig(ctx.env, hostOf(ctx));
-  if (!loaded.ok) throw new CommandError(formatProblems(loaded.problems), EXIT_CONFIG);
-  const config = loaded.config;
-  const log = createLogger({
-    dir: config.logDir,
-    level: config.logLevel,
-    secrets: secretValues(config),
-    stderr: ctx.stderr,
-    bindings: { face: "mcp" },
-  });
+  const config = configOf(ctx);
+  const log = loggerOf(config, ctx, { face: "mcp" });
   if (!config.agentId)
     log.warn({}, "GW_AGENT_ID is not set: unread, context and mark_read will answer AGENT_ID_REQUIRED");
   const api = createApiClient({

@@ -4,37 +4,18 @@
  * connectors and timers, close the database. SIGHUP reloads the allowlist.
  */
 import { AllowlistFileError } from "../allowlist/holder.ts";
-import { formatProblems, loadConfig, secretValues } from "../config/load.ts";
-import type { HostInfo } from "../config/paths.ts";
-import type { Config } from "../config/settings.ts";
 import { buildConnectors } from "../connectors/registry.ts";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
-import { createLogger } from "../log/logger.ts";
 import { createService, type Service } from "../service.ts";
 import { StoreVersionError } from "../store/open.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
-
-export function hostOf(ctx: CommandContext): HostInfo {
-  return { platform: ctx.platform, homeDir: ctx.homeDir, cwd: ctx.cwd };
-}
-
-export function loadServiceConfig(ctx: CommandContext): Config {
-  const loaded = loadConfig(ctx.env, hostOf(ctx));
-  for (const w of loaded.warnings) ctx.stderr.write(`warning: ${w}\n`);
-  if (!loaded.ok) throw new CommandError(formatProblems(loaded.problems), EXIT_CONFIG);
-  return loaded.config;
-}
+import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 export async function serve(ctx: CommandContext): Promise<number> {
-  const config = loadServiceConfig(ctx);
-  const log = createLogger({
-    dir: config.logDir,
-    level: config.logLevel,
-    secrets: secretValues(config),
-    stderr: ctx.stderr,
-  });
+  const config = configOf(ctx);
+  const log = loggerOf(config, ctx);
 
   let service: Service;
   try {

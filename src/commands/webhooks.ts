@@ -5,12 +5,11 @@
  * and the same delivery id; a running `gw serve` picks it up within a second. Works on the state
  * database directly (same machine), so it needs no token.
  */
-import { formatProblems, loadConfig } from "../config/load.ts";
 import { formatTimestamp } from "../core/time.ts";
 import type { DeliveryStatus } from "../store/deliveries.ts";
 import { openStore } from "../store/store.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
-import { hostOf } from "./serve.ts";
+import { configOf } from "./setup.ts";
 
 const STATUSES = ["pending", "delivered", "dead"] as const;
 const USAGE =
@@ -24,9 +23,7 @@ function option(argv: readonly string[], name: string): string | undefined {
 export async function webhooks(ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = ctx.argv;
   if (sub !== "list" && sub !== "redeliver") throw new CommandError(USAGE, EXIT_CONFIG);
-  const loaded = loadConfig(ctx.env, hostOf(ctx), []);
-  if (!loaded.ok) throw new CommandError(formatProblems(loaded.problems), EXIT_CONFIG);
-  const store = openStore(loaded.config.dbPath);
+  const store = openStore(configOf(ctx, { required: [] }).dbPath);
   try {
     if (sub === "list") {
       const status = option(rest, "--status") ?? null;

@@ -1,0 +1,33 @@
+/**
+ * What every command does first: read the host from the context, parse the configuration (warnings to
+ * stderr; problems end the command with exit 2) and build the logger from it.
+ */
+import { type Env, formatProblems, loadConfig, secretValues } from "../config/load.ts";
+import type { HostInfo } from "../config/paths.ts";
+import type { Config, SettingKey } from "../config/settings.ts";
+import { createLogger, type GwLogger } from "../log/logger.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
+
+export function hostOf(ctx: CommandContext, homeDir = ctx.homeDir): HostInfo {
+  return { platform: ctx.platform, homeDir, cwd: ctx.cwd };
+}
+
+export function configOf(
+  ctx: CommandContext,
+  opts: { env?: Env; host?: HostInfo; required?: SettingKey[] } = {},
+): Config {
+  const loaded = loadConfig(opts.env ?? ctx.env, opts.host ?? hostOf(ctx), opts.required ?? ["bearerToken"]);
+  for (const w of loaded.warnings) ctx.stderr.write(`warning: ${w}\n`);
+  if (!loaded.ok) throw new CommandError(formatProblems(loaded.problems), EXIT_CONFIG);
+  return loaded.config;
+}
+
+export function loggerOf(config: Config, ctx: CommandContext, bindings?: Record<string, unknown>): GwLogger {
+  return createLogger({
+    dir: config.logDir,
+    level: config.logLevel,
+    secrets: secretValues(config),
+    stderr: ctx.stderr,
+    ...(bindings ? { bindings } : {}),
+  });
+}
