@@ -66,7 +66,13 @@ export function createDispatcher(deps: DispatcherDeps) {
   const attempt = async (row: DeliveryRow): Promise<void> => {
     const body = bodyOf(row);
     const attempts = row.attempt_count + 1;
-    const result: AttemptResult = body === null ? { status: 410 } : await post(row, body);
+    if (body === null) {
+      const error = "the message of this delivery is not in the store";
+      store.deliveries.recordAttempt(row.id, { status: "dead", attempts, nextAt: null, code: null, error }, deps.clock.now());
+      log.error({ delivery_id: row.id }, error);
+      return;
+    }
+    const result = await post(row, body);
     const next = nextStep(attempts, result, deps.delaysMs, deps.random());
     const now = deps.clock.now();
     store.deliveries.recordAttempt(
