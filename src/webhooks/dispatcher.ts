@@ -68,7 +68,11 @@ export function createDispatcher(deps: DispatcherDeps) {
     const attempts = row.attempt_count + 1;
     if (body === null) {
       const error = "the message of this delivery is not in the store";
-      store.deliveries.recordAttempt(row.id, { status: "dead", attempts, nextAt: null, code: null, error }, deps.clock.now());
+      store.deliveries.recordAttempt(
+        row.id,
+        { status: "dead", attempts, nextAt: null, code: null, error },
+        deps.clock.now(),
+      );
       log.error({ delivery_id: row.id }, error);
       return;
     }
