@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import { buildConnectors } from "../../src/connectors/registry.ts";
-import { systemClock } from "../../src/core/ports.ts";
+import { type Clock, systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { createService } from "../../src/service.ts";
@@ -50,7 +50,7 @@ export function chatDbIn(dir: string) {
 }
 
 export async function deviceService(
-  opts: { dir?: string; env?: Record<string, string>; osascriptTimeoutMs?: number } = {},
+  opts: { dir?: string; env?: Record<string, string>; osascriptTimeoutMs?: number; clock?: Clock } = {},
 ) {
   const dir = opts.dir ?? tempDir();
   const chat = chatDbIn(dir);
@@ -73,14 +73,14 @@ export async function deviceService(
   const start = async () => {
     const svc = createService({
       config: loaded.config,
-      clock: systemClock,
+      clock: opts.clock ?? systemClock,
       log,
       host,
       connectors: buildConnectors({
         config: loaded.config,
         env,
         host,
-        clock: systemClock,
+        clock: opts.clock ?? systemClock,
         log,
         spawner: bunSpawner,
         ...(opts.osascriptTimeoutMs ? { osascriptTimeoutMs: opts.osascriptTimeoutMs } : {}),

@@ -242,6 +242,33 @@ describe("reading chat.db", () => {
   });
 });
 
+test("health turns degraded when reading stalls, with the lag in the detail", async () => {
+  let now = Date.now();
+  const clock = { now: () => now };
+  const t = await deviceService({ clock });
+  const health = async () =>
+    (
+      (await (await t.request("GET", "/healthz")).json()) as {
+        connectors: { device_messenger: { state: string; detail: string } };
+      }
+    ).connectors.device_messenger;
+  await waitFor(async () => ((await health()).state === "ok" ? true : undefined), "state ok");
+  t.svc.store.db.run("DROP TABLE read_runs"); // every ingest now fails: the reader cannot move on
+  t.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "stuck" });
+  await waitFor(
+    async () => ((await health()).detail.includes("1 rows behind") ? true : undefined),
+    "lag reported",
+  );
+  await waitFor(
+    () => (t.log.entries.some((e) => e.msg.startsWith("reading chat.db failed")) ? true : undefined),
+    "a failed read",
+  );
+  now += 11_000;
+  const h = await health();
+  expect(h.state).toBe("degraded");
+  expect(h.detail).toContain("1 rows waiting");
+});
+
 describe("sending through Messages", () => {
   async function seeded(osascriptTimeoutMs?: number) {
     const t = await deviceService(osascriptTimeoutMs ? { osascriptTimeoutMs } : {});

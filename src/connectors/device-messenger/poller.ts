@@ -137,10 +137,16 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     };
   };
 
+  /** Notes since when rows have been waiting, so a stalled reader shows in health even if ticks fail. */
+  const updateLag = (chatDb: ChatDb) => {
+    behindSinceMs = (cursor() ?? 0) < chatDb.maxRowid() ? (behindSinceMs ?? deps.clock.now()) : null;
+  };
+
   /** Reads and ingests everything new; returns the number of rows processed. */
   const tick = (): number => {
     const chatDb = open();
     if (!chatDb) return 0;
+    updateLag(chatDb);
     ticks += 1;
     const version = chatDb.dataVersion();
     if (version === lastVersion && ticks % FORCE_EVERY_TICKS !== 0) return 0;
@@ -165,8 +171,7 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
       if (last !== from) ingest({ source: SOURCE, messages, cursor: String(last) });
       if (waiting || rows.length < BATCH_ROWS) break;
     }
-    const max = chatDb.maxRowid();
-    behindSinceMs = (cursor() ?? 0) < max ? (behindSinceMs ?? deps.clock.now()) : null;
+    updateLag(chatDb);
     return processed;
   };
 
