@@ -17,6 +17,7 @@ import { createSender } from "./sender.ts";
 
 export const DEBOUNCE_MS = 50;
 export const STALL_AFTER_MS = 10_000;
+const ERROR_LOG_EVERY_MS = 60_000;
 
 export interface DeviceMessengerOptions {
   chatDbPath: string;
@@ -44,12 +45,19 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
   let debounce: ReturnType<typeof setTimeout> | null = null;
   let started = false;
 
+  let lastError = { text: "", at: 0 };
   const runTick = () => {
     if (!poller) return;
     try {
       poller.tick();
+      lastError = { text: "", at: 0 };
     } catch (err) {
-      log.error({ err: String(err) }, "reading chat.db failed; retrying on the next tick");
+      // The same failure repeats every tick: log it when it changes, and once a minute while it lasts.
+      const text = String(err);
+      if (text !== lastError.text || o.clock.now() - lastError.at > ERROR_LOG_EVERY_MS) {
+        log.error({ err: text }, "reading chat.db failed; retrying on the next tick");
+        lastError = { text, at: o.clock.now() };
+      }
     }
   };
 
