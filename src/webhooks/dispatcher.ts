@@ -1,7 +1,8 @@
 /**
  * The webhook dispatcher (runner). Claims due `pending` deliveries, POSTs the message's Envelope
  * signed with signedHeaders, and records the attempt (count, code, error, next attempt time) with the
- * state change nextStep decides. Stored times make it resume after a restart; an attempt cut short by a
+ * state change nextStep decides; the attempts that end in one event-loop turn are recorded in one
+ * transaction, and due rows are fetched in batches, so the store is not the bottleneck. Stored times make it resume after a restart; an attempt cut short by a
  * crash is simply made again (same delivery id: at-least-once, receivers dedupe). At most
  * MAX_IN_FLIGHT attempts run at once and at most one per channel, so a slow receiver cannot starve the
  * service and a channel's deliveries go out one at a time, oldest due first. Redirects are not followed.
@@ -63,33 +64,63 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   };
 
+  type Recorded = {
+    row: DeliveryRow;
+    fields: Parameters<Store["deliveries"]["recordAttempt"]>[1];
+    now: number;
+  };
+  const finished: Recorded[] = [];
+  let flushQueued = false;
+  /** Due rows fetched but not started yet (their channel was busy, or no slot was free). */
+  let queue: DeliveryRow[] = [];
+
+  /** Records every attempt that ended in this turn in one transaction, then frees their slots. */
+  const flush = (): void => {
+    flushQueued = false;
+    const batch = finished.splice(0);
+    if (batch.length === 0) return;
+    try {
+      store.db
+        .transaction(() => {
+          for (const f of batch) store.deliveries.recordAttempt(f.row.id, f.fields, f.now);
+        })
+        .immediate();
+    } catch (err) {
+      // Not recorded: the rows are still due, so they are attempted again (at-least-once).
+      log.error({ err: String(err), deliveries: batch.length }, "webhook attempts could not be recorded");
+    }
+    for (const f of batch) {
+      inFlight.delete(f.row.id);
+      busyChannels.delete(f.row.channel_id);
+    }
+    pump();
+  };
+
+  const finish = (row: DeliveryRow, fields: Recorded["fields"]) => {
+    finished.push({ row, fields, now: deps.clock.now() });
+    if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flush);
+    }
+  };
+
   const attempt = async (row: DeliveryRow): Promise<void> => {
     const body = bodyOf(row);
     const attempts = row.attempt_count + 1;
     if (body === null) {
       const error = "the message of this delivery is not in the store";
-      store.deliveries.recordAttempt(
-        row.id,
-        { status: "dead", attempts, nextAt: null, code: null, error },
-        deps.clock.now(),
-      );
       log.error({ delivery_id: row.id }, error);
-      return;
+      return finish(row, { status: "dead", attempts, nextAt: null, code: null, error });
     }
     const result = await post(row, body);
     const next = nextStep(attempts, result, deps.delaysMs, deps.random());
-    const now = deps.clock.now();
-    store.deliveries.recordAttempt(
-      row.id,
-      {
-        status: next.state === "retry" ? "pending" : next.state,
-        attempts,
-        nextAt: next.state === "retry" ? now + next.delayMs : null,
-        code: "status" in result ? result.status : null,
-        error: "error" in result ? result.error : next.state === "dead" ? next.reason : null,
-      },
-      now,
-    );
+    finish(row, {
+      status: next.state === "retry" ? "pending" : next.state,
+      attempts,
+      nextAt: next.state === "retry" ? deps.clock.now() + next.delayMs : null,
+      code: "status" in result ? result.status : null,
+      error: "error" in result ? result.error : next.state === "dead" ? next.reason : null,
+    });
     const outcome = { delivery_id: row.id, attempt: attempts, ...result, next: next.state };
     if (next.state === "dead") log.warn(outcome, "webhook delivery dead-lettered; the message stays unread");
     else if (next.state === "retry") log.info(outcome, "webhook attempt failed; will retry");
@@ -104,23 +135,35 @@ export function createDispatcher(deps: DispatcherDeps) {
     timer = setTimeout(pump, wait);
   };
 
+  /** Starts queued rows whose channel is free while slots remain; returns how many started. */
+  const startQueued = (): number => {
+    let started = 0;
+    queue = queue.filter((row) => {
+      if (inFlight.size >= MAX_IN_FLIGHT || busyChannels.has(row.channel_id)) return true;
+      busyChannels.add(row.channel_id);
+      inFlight.set(
+        row.id,
+        attempt(row).catch((err) => {
+          // Nothing recorded: free the slot; the row is still due and is tried again.
+          log.error({ err: String(err), delivery_id: row.id }, "webhook attempt failed");
+          inFlight.delete(row.id);
+          busyChannels.delete(row.channel_id);
+        }),
+      );
+      started += 1;
+      return false;
+    });
+    return started;
+  };
+
   function pump(): void {
     if (!running) return;
     try {
-      for (const row of store.deliveries.due(deps.clock.now(), 64)) {
-        if (inFlight.size >= MAX_IN_FLIGHT) break;
-        if (inFlight.has(row.id) || busyChannels.has(row.channel_id)) continue;
-        busyChannels.add(row.channel_id);
-        const p = attempt(row)
-          .catch((err) =>
-            log.error({ err: String(err), delivery_id: row.id }, "webhook attempt could not be recorded"),
-          )
-          .finally(() => {
-            inFlight.delete(row.id);
-            busyChannels.delete(row.channel_id);
-            pump();
-          });
-        inFlight.set(row.id, p);
+      startQueued();
+      if (inFlight.size < MAX_IN_FLIGHT) {
+        const known = new Set([...inFlight.keys(), ...queue.map((r) => r.id)]);
+        queue.push(...store.deliveries.due(deps.clock.now(), 64).filter((r) => !known.has(r.id)));
+        startQueued();
       }
     } catch (err) {
       log.error({ err: String(err) }, "webhook dispatcher could not read the outbox; retrying");
@@ -142,6 +185,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       running = false;
       if (timer) clearTimeout(timer);
       await Promise.all(inFlight.values());
+      flush();
     },
     inFlight: () => inFlight.size,
   };
