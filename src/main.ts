@@ -21,7 +21,7 @@ const RUNNERS: Record<CommandName, Runner> = {
   serve: async (ctx) => (await import("./commands/serve.ts")).serve(ctx),
   receiver: notYet("receiver", "the webhook receiver issue"),
   mcp: async (ctx) => (await import("./commands/mcp.ts")).mcp(ctx),
-  doctor: notYet("doctor", "a later issue"),
+  doctor: async (ctx) => (await import("./commands/doctor.ts")).doctor(ctx),
   demo: async (ctx) => (await import("./commands/demo.ts")).demo(ctx),
   webhooks: async (ctx) => (await import("./commands/webhooks.ts")).webhooks(ctx),
 };

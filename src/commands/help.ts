@@ -46,7 +46,11 @@ const DETAILS: Record<CommandName, string> = {
     "",
     MCP_SETUP,
   ].join("\n"),
-  doctor: "Reads the same GW_ variables as serve and reports each check with its fix.",
+  doctor: [
+    "Reads the same GW_ variables as serve and prints one line per check (ok / FIX) with what to do.",
+    "On macOS it asks Messages for its name, which shows the Automation prompt if it was never answered.",
+    "Exit 0 when every check passes, 1 otherwise.",
+  ].join("\n"),
   webhooks: [
     "gw webhooks list [--status pending|delivered|dead] [--limit N]",
     "gw webhooks redeliver <delivery id> | --all-dead",

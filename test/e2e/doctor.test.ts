@@ -1,0 +1,76 @@
+/** `gw doctor`: one line per check, a fix for each failure, exit 0 only when everything passes. */
+import { expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { freePort, isolatedEnv, spawnGw, waitForHealth } from "../helpers/process.ts";
+import { ALLOWLIST } from "../helpers/service.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+async function doctor(env: Record<string, string>) {
+  const gw = spawnGw(["doctor"], env);
+  const code = await gw.exited;
+  return { code, out: gw.output().stdout };
+}
+
+test("everything in place: exit 0, every line ok", async () => {
+  const dir = tempDir();
+  const chatDb = join(dir, "Library/Messages/chat.db");
+  mkdirSync(dirname(chatDb), { recursive: true });
+  openChatDbWriter(chatDb).close();
+  const env = isolatedEnv(dir, {
+    GW_CHAT_DB_PATH: chatDb,
+    GW_OSASCRIPT_PATH: "/bin/sh",
+    GW_BIND_PORT: String(freePort()),
+  });
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const r = await doctor(env);
+  expect(r.out).toContain("allowlist");
+  expect(r.out).toContain("2 entries");
+  expect(r.out).toContain("chat.db readable");
+  expect(r.out).not.toContain("FIX");
+  expect(r.code).toBe(0);
+});
+
+test("each problem gets a FIX line with what to do, and exit 1", async () => {
+  const dir = tempDir();
+  const env = isolatedEnv(dir, {
+    GW_CHAT_DB_PATH: join(dir, "nowhere/chat.db"),
+    GW_BIND_PORT: String(freePort()),
+  });
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, '[[entry]]\nsource = "fax"\n');
+  mkdirSync(dirname(env.GW_DB_PATH as string), { recursive: true, mode: 0o755 });
+  writeFileSync(env.GW_DB_PATH as string, "");
+  chmodSync(env.GW_DB_PATH as string, 0o644);
+  const r = await doctor(env);
+  expect(r.code).toBe(1);
+  expect(r.out).toContain("FIX  allowlist");
+  expect(r.out).toContain('entry 1: field "source"');
+  expect(r.out).toContain("Full Disk Access");
+  expect(r.out).toContain("FIX  state files are readable by others");
+  expect(r.out).toContain("chmod 700");
+});
+
+test("a gw already serving on the port is recognised", async () => {
+  const dir = tempDir();
+  const port = String(freePort());
+  const env = isolatedEnv(dir, { GW_BIND_PORT: port });
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const serve = spawnGw(["serve"], env);
+  try {
+    await waitForHealth(Number(port));
+    const r = await doctor(env);
+    expect(r.out).toMatch(/ok {3}gw 0\.\d+\.\d+ is already serving on 127\.0\.0\.1:\d+ \(status ok\)/);
+    expect(r.code).toBe(0);
+  } finally {
+    serve.proc.kill("SIGTERM");
+    await serve.exited;
+  }
+});
+
+test("a missing token is a configuration error (exit 2)", async () => {
+  const { GW_BEARER_TOKEN: _, ...env } = isolatedEnv(tempDir());
+  const gw = spawnGw(["doctor"], env);
+  expect(await gw.exited).toBe(2);
+  expect(gw.output().stderr).toContain("GW_BEARER_TOKEN");
+});
