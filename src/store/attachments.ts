@@ -23,6 +23,9 @@ export function createAttachmentStore(db: Database) {
   const byMessage = db.prepare<AttachmentRow, [string]>(
     "SELECT * FROM attachments WHERE message_id = ?1 ORDER BY id",
   );
+  const byMessages = db.prepare<AttachmentRow, [string]>(
+    "SELECT * FROM attachments WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY message_id, id",
+  );
   const expired = db.prepare<AttachmentRow, [number, number]>(
     "SELECT * FROM attachments WHERE file_name IS NOT NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2",
   );
@@ -32,6 +35,14 @@ export function createAttachmentStore(db: Database) {
     insert: (row: AttachmentRow): void => void insert.run(row),
     get: (id: string): AttachmentRow | null => byId.get(id),
     forMessage: (messageId: string): AttachmentRow[] => byMessage.all(messageId),
+    /** The attachments of many messages in one query, by message id. */
+    forMessages(messageIds: readonly string[]): Map<string, AttachmentRow[]> {
+      const out = new Map<string, AttachmentRow[]>();
+      if (messageIds.length === 0) return out;
+      for (const a of byMessages.all(JSON.stringify(messageIds)))
+        out.set(a.message_id, [...(out.get(a.message_id) ?? []), a]);
+      return out;
+    },
     /** Records whose bytes are still stored and were created before `cutoff`. */
     storedBefore: (cutoff: number, limit: number): AttachmentRow[] => expired.all(cutoff, limit),
     clearFile: (id: string): void => void clear.run(id),

@@ -6,9 +6,10 @@
  * Invariant, per scope: an allowed message of the scope lies inside one of the agent's runs of that
  * scope exactly when the agent has marked it. markRead extends or merges the three runs a message
  * belongs to; storing an allowed message inside a run splits it (ingest calls splitRunsAt in its
- * transaction). An unread walk uses the scope of its filter, takes the candidates up to the next run and
- * jumps that run whole; between two runs of a scope lies at least one unread message of that scope, so
- * a walk costs about one step per message returned, however many messages are read.
+ * transaction). An unread walk uses the scope of its filter, takes the message keys up to the next run
+ * (all unread) and jumps that run whole; between two runs of a scope lies at least one unread message of
+ * that scope, so a walk costs at most one round per message returned, however many messages are read;
+ * full rows are read once, for the page.
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";
@@ -45,14 +46,21 @@ const SCOPE_WHERE: Record<ScopeKind, { index: string; where: string }> = {
   },
 };
 
-/** Allowed messages of a scope after a position (the unread candidates); exported for the plan tests. */
-export function unreadCandidatesSql(kind: ScopeKind, alsoSource = false): string {
+/**
+ * Keys of the allowed messages of a scope after a position and, when `bounded`, before the start of
+ * the agent's next run: every one of them is unread. Covered by the scope's index (no table lookup
+ * unless a source filter rides along a channel scope). Exported for the plan tests.
+ */
+export function unreadCandidatesSql(kind: ScopeKind, alsoSource = false, bounded = false): string {
   const { index, where } = SCOPE_WHERE[kind];
   return `
-    SELECT * FROM messages m INDEXED BY ${index}
-    WHERE ${where} AND (m.message_ts, m.id) > ($ts, $id)${alsoSource ? " AND m.source = $source" : ""}
+    SELECT m.message_ts AS ts, m.id AS id FROM messages m INDEXED BY ${index}
+    WHERE ${where} AND (m.message_ts, m.id) > ($ts, $id)${bounded ? " AND (m.message_ts, m.id) < ($end_ts, $end_id)" : ""}
+      ${alsoSource ? "AND m.source = $source" : ""}
     ORDER BY m.message_ts, m.id LIMIT $limit`;
 }
+
+const ROWS_BY_IDS_SQL = "SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?1))";
 
 function neighbourSql(kind: ScopeKind, direction: "prev" | "next"): string {
   const { index, where } = SCOPE_WHERE[kind];
@@ -159,6 +167,8 @@ export function createReadStore(db: Database) {
     }
   };
 
+  const rowsByIds = db.prepare<MessageRow, [string]>(ROWS_BY_IDS_SQL);
+
   const unread = (agentId: string, f: UnreadFilter): MessageRow[] => {
     const scope = scopeOfFilter(f);
     let pos: Key =
@@ -166,28 +176,32 @@ export function createReadStore(db: Database) {
     const inRun = covering(agentId, scope.name, pos);
     if (inRun) pos = { ts: inRun.end_ts, id: inRun.end_id };
     const alsoSource = f.channelId !== null && f.source !== null;
-    const candidates = stmt<MessageRow>(unreadCandidatesSql(scope.kind, alsoSource));
     const params: Record<string, string | number> = { value: scope.value };
     if (alsoSource) params.source = f.source as string;
-    const out: MessageRow[] = [];
-    // Each round takes the candidates before the scope's next run, or jumps over that run.
-    while (out.length < f.limit) {
+    const keys: Key[] = [];
+    // Each round takes the keys between the position and the scope's next run (all unread), then jumps
+    // over that run; between two runs there is at least one unread message of the scope.
+    while (keys.length < f.limit) {
       const next = runAfter.get(agentId, scope.name, pos.ts, pos.id);
-      const want = f.limit - out.length;
-      const batch = candidates.all({ ...params, ts: pos.ts, id: pos.id, limit: want });
-      let jumped = false;
-      for (const m of batch) {
-        if (next && !after({ ts: next.start_ts, id: next.start_id }, keyOf(m))) {
-          pos = { ts: next.end_ts, id: next.end_id };
-          jumped = true;
-          break;
-        }
-        out.push(m);
-        pos = keyOf(m);
-      }
-      if (!jumped && batch.length < want) break;
+      const want = f.limit - keys.length;
+      const bound: Record<string, string | number> = next
+        ? { end_ts: next.start_ts, end_id: next.start_id }
+        : {};
+      const gap = stmt<Key>(unreadCandidatesSql(scope.kind, alsoSource, next !== null)).all({
+        ...params,
+        ...bound,
+        ts: pos.ts,
+        id: pos.id,
+        limit: want,
+      });
+      keys.push(...gap);
+      if (!next || gap.length === want) break;
+      pos = { ts: next.end_ts, id: next.end_id };
     }
-    return out;
+    const order = new Map(keys.map((k, i) => [k.id, i]));
+    return rowsByIds
+      .all(JSON.stringify(keys.map((k) => k.id)))
+      .sort((x, y) => (order.get(x.id) ?? 0) - (order.get(y.id) ?? 0));
   };
 
   return {

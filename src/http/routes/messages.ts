@@ -61,6 +61,11 @@ export function messageRoutes(deps: MessageRouteDeps) {
   const { store } = deps;
   const envelope = (row: MessageRow): Envelope =>
     toEnvelope(row, store.attachments.forMessage(row.id), deps.publicBaseUrl);
+  /** A page of envelopes with one attachment query for the whole page. */
+  const envelopes = (rows: readonly MessageRow[]): Envelope[] => {
+    const atts = store.attachments.forMessages(rows.map((r) => r.id));
+    return rows.map((r) => toEnvelope(r, atts.get(r.id) ?? [], deps.publicBaseUrl));
+  };
 
   return new Elysia({ name: "messages" })
     .get(
@@ -73,7 +78,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           sinceMs,
           limit: Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
         });
-        return { messages: rows.map(envelope), next_since: nextSince(rows, query.since) };
+        return { messages: envelopes(rows), next_since: nextSince(rows, query.since) };
       },
       {
         headers: AgentHeaders,
@@ -92,7 +97,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           parseSince(query.since),
           Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
         );
-        return { messages: rows.map(envelope), next_since: nextSince(rows, query.since) };
+        return { messages: envelopes(rows), next_since: nextSince(rows, query.since) };
       },
       {
         query: QuarantineQuery,
@@ -111,7 +116,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           throw notFound(query.around_message_id);
         }
         return {
-          messages: store.messages.context(target, query.before ?? 5, query.after ?? 5).map(envelope),
+          messages: envelopes(store.messages.context(target, query.before ?? 5, query.after ?? 5)),
         };
       },
       {
