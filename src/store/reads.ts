@@ -113,9 +113,9 @@ export function createReadStore(db: Database) {
     stmt<Key>(neighbourSql(scope.kind, direction)).get({ value: scope.value, ts: k.ts, id: k.id });
 
   const runAtOrBefore = db.prepare<Run, [string, string, number, string]>(RUN_AT_OR_BEFORE_SQL);
-  const runAfter = db.prepare<Run, [string, string, number, string]>(
+  const runsAfter = db.prepare<Run, [string, string, number, string, number]>(
     `SELECT start_ts, start_id, end_ts, end_id FROM read_runs
-     WHERE agent_id = ?1 AND scope = ?2 AND (start_ts, start_id) > (?3, ?4) ORDER BY start_ts, start_id LIMIT 1`,
+     WHERE agent_id = ?1 AND scope = ?2 AND (start_ts, start_id) > (?3, ?4) ORDER BY start_ts, start_id LIMIT ?5`,
   );
   const runStartingAt = db.prepare<Run, [string, string, number, string]>(
     "SELECT start_ts, start_id, end_ts, end_id FROM read_runs WHERE agent_id = ?1 AND scope = ?2 AND start_ts = ?3 AND start_id = ?4",
@@ -180,9 +180,12 @@ export function createReadStore(db: Database) {
     if (alsoSource) params.source = f.source as string;
     const keys: Key[] = [];
     // Each round takes the keys between the position and the scope's next run (all unread), then jumps
-    // over that run; between two runs there is at least one unread message of the scope.
+    // over that run; between two runs there is at least one unread message of the scope, so `limit`
+    // runs ahead are always enough for a page and are read in one query.
+    let ahead: Run[] = [];
     while (keys.length < f.limit) {
-      const next = runAfter.get(agentId, scope.name, pos.ts, pos.id);
+      if (ahead.length === 0) ahead = runsAfter.all(agentId, scope.name, pos.ts, pos.id, f.limit + 1);
+      const next = ahead.shift() ?? null;
       const want = f.limit - keys.length;
       const bound: Record<string, string | number> = next
         ? { end_ts: next.start_ts, end_id: next.start_id }
