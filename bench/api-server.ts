@@ -1,0 +1,112 @@
+/**
+ * Child process of bench/api.ts: serves an already seeded database on 127.0.0.1 in one of two modes.
+ *
+ *   bun run bench/api-server.ts gateway <work dir> <port>
+ *   bun run bench/api-server.ts raw     <work dir> <port>
+ *
+ * gateway: the real service, built as `gw serve` builds it: loadConfig over an explicit environment,
+ *          the pino logger, createService (no connectors), start(), app.listen().
+ * raw:     the baseline: a bare Bun.serve on the same database (openStore) that answers
+ *          GET /messages/unread with the route's own work done directly: store.reads.unread, then
+ *          toEnvelope per row with its attachments, then next_since. No auth, no framework, no schema.
+ *
+ * The database is <work dir>/data/gw.db and the allowlist <work dir>/allowlist.toml (both written by
+ * api.ts). Environment: BENCH_TOKEN (the bearer, gateway), BENCH_BASE_URL (attachment URL base, raw; the
+ * gateway derives it from its bind address). Prints one line `ready <port>` on stdout once it accepts
+ * connections; stops cleanly (closing the store) on SIGTERM or SIGINT.
+ */
+import { join } from "node:path";
+import { formatProblems, loadConfig, secretValues } from "../src/config/load.ts";
+import { systemClock } from "../src/core/ports.ts";
+import { formatTimestamp } from "../src/core/time.ts";
+import { createLogger } from "../src/log/logger.ts";
+import { createService } from "../src/service.ts";
+import { toEnvelope } from "../src/store/envelope.ts";
+import { openStore } from "../src/store/store.ts";
+
+const [mode, dir, portArg] = process.argv.slice(2);
+if ((mode !== "gateway" && mode !== "raw") || !dir || !portArg) {
+  process.stderr.write("usage: bun run bench/api-server.ts <gateway|raw> <work dir> <port>\n");
+  process.exit(2);
+}
+const port = Number(portArg);
+const dbPath = join(dir, "data/gw.db");
+
+let stop: () => Promise<void>;
+
+if (mode === "gateway") {
+  const env: Record<string, string> = {
+    HOME: dir,
+    GW_BEARER_TOKEN: process.env.BENCH_TOKEN ?? "",
+    GW_BIND_HOST: "127.0.0.1",
+    GW_BIND_PORT: String(port),
+    GW_DB_PATH: dbPath,
+    GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
+    GW_LOG_DIR: join(dir, "logs"),
+    GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
+    GW_CHAT_DB_PATH: join(dir, "chat.db"),
+  };
+  const host = { platform: process.platform, homeDir: dir, cwd: dir };
+  const loaded = loadConfig(env, host);
+  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
+  const config = loaded.config;
+  // As `gw serve`: JSON lines to <log dir>/gw.log and stderr, at the default level (info).
+  const log = createLogger({
+    dir: config.logDir,
+    level: config.logLevel,
+    secrets: secretValues(config),
+    stderr: process.stderr,
+  });
+  const svc = createService({ config, clock: systemClock, log, host, connectors: () => ({}) });
+  await svc.start();
+  svc.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
+  stop = async () => {
+    await svc.app.stop();
+    await svc.close();
+  };
+} else {
+  const store = openStore(dbPath);
+  const baseUrl = process.env.BENCH_BASE_URL ?? `http://127.0.0.1:${port}`;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port,
+    reusePort: false,
+    fetch(req) {
+      const url = new URL(req.url);
+      if (req.method !== "GET" || url.pathname !== "/messages/unread") {
+        return new Response("not found", { status: 404 });
+      }
+      const limit = Math.min(Number(url.searchParams.get("limit") ?? 20) || 20, 100);
+      const rows = store.reads.unread(req.headers.get("x-agent-id") ?? "", {
+        source: null,
+        channelId: null,
+        sinceMs: null,
+        limit,
+      });
+      const atts = store.attachments.forMessages(rows.map((r) => r.id));
+      const messages = rows.map((r) => toEnvelope(r, atts.get(r.id) ?? [], baseUrl));
+      const nextSince = rows.length > 0 ? formatTimestamp(Math.max(...rows.map((r) => r.message_ts))) : "";
+      return Response.json({ messages, next_since: nextSince });
+    },
+  });
+  stop = async () => {
+    await server.stop(true);
+    store.close();
+  };
+}
+
+let stopping = false;
+const onSignal = () => {
+  if (stopping) return;
+  stopping = true;
+  void stop().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`stop failed: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGTERM", onSignal);
+process.on("SIGINT", onSignal);
+process.stdout.write(`ready ${port}\n`);
