@@ -21,10 +21,11 @@
  *
  * Environment: BENCH_ROWS (100000), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_DURATION_S (20),
  * BENCH_WARMUP_S (3), BENCH_ROUNDS (2), BENCH_LOADGEN (wrk|bun, default wrk when installed),
- * BENCH_LIGHT (1), BENCH_GROWTH (1), BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE (1000000), BENCH_GROWTH_ITERS (1000),
- * BENCH_SEED (1), BENCH_QUIET_WAIT_S (30: before each timed run, wait up to this long for the machine
- * to be under 10% busy), BENCH_MAX_OTHER_PCT (15: a timed run during which other processes used more
- * than this share of the CPUs is repeated, twice at most), BENCH_KEEP (1 keeps the temp directory, for poking at the database afterwards).
+ * BENCH_LIGHT (1), BENCH_GROWTH (1), BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE (1000000),
+ * BENCH_GROWTH_ITERS (1000), BENCH_SEED (1), BENCH_QUIET_WAIT_S (30: before each timed run, wait up to
+ * this long for the machine to be under 10% busy), BENCH_MAX_OTHER_PCT (15: a timed run during which
+ * other processes used more than this share of the CPUs is repeated, twice at most), BENCH_KEEP (1 keeps
+ * the temp directory, for poking at the database afterwards).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

@@ -7,7 +7,7 @@
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 
-export const BATCH_ROWS = 100;
+export const BATCH_ROWS = 500;
 
 /** One message row as the connector sees it (see rowQuery for the exact columns). */
 export type ChatDbRow = {
@@ -76,21 +76,23 @@ export function rowQuery(c: Columns): string {
     LIMIT ?2`;
 }
 
-function attachmentQuery(c: Columns): string {
+function attachmentQuery(c: Columns, many = false): string {
   const a = c.attachment;
   return `
-    SELECT a.guid AS guid, ${pick(a, "a", "filename")}, ${pick(a, "a", "mime_type")}, ${pick(a, "a", "uti")},
+    SELECT j.message_id AS message_id, a.guid AS guid, ${pick(a, "a", "filename")}, ${pick(a, "a", "mime_type")}, ${pick(a, "a", "uti")},
       ${pick(a, "a", "transfer_name")}, ${pick(a, "a", "transfer_state")}, ${pick(a, "a", "total_bytes")},
       ${pick(a, "a", "hide_attachment")}
     FROM message_attachment_join j JOIN attachment a ON a.ROWID = j.attachment_id
-    WHERE j.message_id = ?1
-    ORDER BY j.ROWID`;
+    WHERE ${many ? "j.message_id IN (SELECT value FROM json_each(?1))" : "j.message_id = ?1"}
+    ORDER BY j.message_id, j.ROWID`;
 }
 
 export interface ChatDb {
   /** Rows after `cursor`, in ROWID order. */
   rowsAfter(cursor: number, limit?: number): ChatDbRow[];
   attachments(rowid: number): ChatDbAttachment[];
+  /** The attachments of many rows in one query, by message ROWID, in placeholder order. */
+  attachmentsOf(rowids: readonly number[]): Map<number, ChatDbAttachment[]>;
   maxRowid(): number;
   /** Changes whenever another connection commits. */
   dataVersion(): number;
@@ -118,12 +120,19 @@ export function openChatDb(path: string): ChatDb {
   };
   const rows = db.query<ChatDbRow, [number, number]>(rowQuery(cols));
   const atts = db.query<ChatDbAttachment, [number]>(attachmentQuery(cols));
+  const attsMany = db.query<ChatDbAttachment & { message_id: number }, [string]>(attachmentQuery(cols, true));
   const max = db.query<{ m: number | null }, []>("SELECT MAX(ROWID) AS m FROM message");
   const version = db.query<{ data_version: number }, []>("PRAGMA data_version");
   return {
     rowsAfter: (cursor, limit = BATCH_ROWS) =>
       rows.all(cursor, limit).map((r) => ({ ...r, body: r.body ? new Uint8Array(r.body) : null })),
     attachments: (rowid) => atts.all(rowid),
+    attachmentsOf: (rowids) => {
+      const out = new Map<number, ChatDbAttachment[]>();
+      for (const a of attsMany.all(JSON.stringify(rowids)))
+        out.set(a.message_id, [...(out.get(a.message_id) ?? []), a]);
+      return out;
+    },
     maxRowid: () => max.get()?.m ?? 0,
     dataVersion: () => version.get()?.data_version ?? 0,
     identity: () => fileIdentity(path),

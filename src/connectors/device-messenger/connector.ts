@@ -15,7 +15,7 @@ import type { Connector } from "../connector.ts";
 import { createPoller } from "./poller.ts";
 import { createSender } from "./sender.ts";
 
-export const DEBOUNCE_MS = 50;
+export const DEBOUNCE_MS = 20;
 export const STALL_AFTER_MS = 10_000;
 const ERROR_LOG_EVERY_MS = 60_000;
 
@@ -68,6 +68,8 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         `${basename(o.chatDbPath)}-wal`,
         `${basename(o.chatDbPath)}-shm`,
       ]);
+      // Trailing debounce: Messages writes a row, its joins and the WAL index in a burst; one read
+      // DEBOUNCE_MS after the first event of the burst sees the committed whole.
       watcher = watch(dirname(o.chatDbPath), (_event, file) => {
         if (file !== null && !names.has(String(file))) return;
         if (debounce) return;

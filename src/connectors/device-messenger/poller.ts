@@ -16,6 +16,7 @@ import { stageAttachments } from "./attachments.ts";
 import {
   BATCH_ROWS,
   type ChatDb,
+  type ChatDbAttachment,
   type ChatDbRow,
   ChatDbUnavailable,
   fileIdentity,
@@ -98,8 +99,11 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     return db;
   };
 
-  const toMessage = (chatDb: ChatDb, row: ChatDbRow): NormalizedMessage | "skip" | "wait" => {
-    const atts = chatDb.attachments(row.rowid).filter((a) => a.hide_attachment !== 1);
+  const toMessage = (
+    row: ChatDbRow,
+    all: readonly ChatDbAttachment[],
+  ): NormalizedMessage | "skip" | "wait" => {
+    const atts = all.filter((a) => a.hide_attachment !== 1);
     const kind = classifyRow(row, atts.length);
     if (kind === "no_chat") {
       const first = waitingForChat.get(row.rowid) ?? deps.clock.now();
@@ -155,11 +159,12 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     for (;;) {
       const from = cursor() ?? 0;
       const rows = chatDb.rowsAfter(from, BATCH_ROWS);
+      const attachments = chatDb.attachmentsOf(rows.map((r) => r.rowid));
       const messages: NormalizedMessage[] = [];
       let last = from;
       let waiting = false;
       for (const row of rows) {
-        const m = toMessage(chatDb, row);
+        const m = toMessage(row, attachments.get(row.rowid) ?? []);
         if (m === "wait") {
           waiting = true;
           break;

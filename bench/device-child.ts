@@ -1,0 +1,63 @@
+/**
+ * Shared by the child processes of bench/device.ts (device-gw.ts, device-raw.ts): the time base and the
+ * line protocol. A child writes one JSON object per line on stdout and reads one JSON command per line
+ * on stdin: `{"cmd":"ping","id":n}` answers `{"id":n,"t":<now>}` (clock calibration), `{"cmd":"stats"}`
+ * answers the process's CPU time and memory, `{"cmd":"stop"}` runs the child's stop hook and exits.
+ * Reading stdin is also what keeps an otherwise idle child alive.
+ */
+
+/**
+ * Wall-clock milliseconds with sub-millisecond resolution: this process's timeOrigin (realtime clock
+ * at start) plus the monotonic performance.now(). Comparable across processes of one machine; the
+ * parent measures the residual offset of every child with pings and corrects for it.
+ */
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export function emit(obj: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(obj)}\n`);
+}
+
+export interface ProcessStats {
+  /** Process CPU time, user and system, in microseconds (getrusage). */
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  /** This process's monotonic clock, ms, for the wall time between two samples. */
+  monoMs: number;
+}
+
+export function processStats(): ProcessStats {
+  const cpu = process.cpuUsage();
+  const mem = process.memoryUsage();
+  return {
+    cpuUserUs: cpu.user,
+    cpuSystemUs: cpu.system,
+    rssBytes: mem.rss,
+    heapUsedBytes: mem.heapUsed,
+    monoMs: performance.now(),
+  };
+}
+
+export type Command = { cmd: string; id?: number; [k: string]: unknown };
+
+/** Answers ping/stats/stop on stdin; other commands go to `other`. Resolves when stdin closes. */
+export async function serveCommands(
+  onStop: () => Promise<void> | void,
+  other: (c: Command) => Promise<Record<string, unknown>> | Record<string, unknown> = () => ({
+    error: "unknown command",
+  }),
+): Promise<void> {
+  for await (const line of console) {
+    if (line.trim() === "") continue;
+    const c = JSON.parse(line) as Command;
+    if (c.cmd === "ping") emit({ id: c.id, t: now() });
+    else if (c.cmd === "stats") emit({ id: c.id, stats: processStats() });
+    else if (c.cmd === "stop") {
+      await onStop();
+      emit({ id: c.id, stopped: true });
+      process.exit(0);
+    } else emit({ id: c.id, ...(await other(c)) });
+  }
+  await onStop();
+}
