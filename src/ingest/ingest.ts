@@ -79,6 +79,9 @@ export type Ingest = (batch: IngestBatch) => IngestOutcome[];
 export function createIngest(deps: IngestDeps): Ingest {
   const { store, ids, clock, log } = deps;
 
+  /** Channels seen inbound in the current batch (recorded once each, with the batch's last reference). */
+  const seen = new Map<string, { id: string; type: ChannelType; platformRef: string; source: Source }>();
+
   const storeOne = (m: NormalizedMessage, allowlist: Allowlist, now: number): IngestOutcome => {
     const existing = store.messages.idByPlatformId(m.source, m.platformId);
     if (existing) return { status: "duplicate", id: existing };
@@ -127,7 +130,7 @@ export function createIngest(deps: IngestDeps): Ingest {
         created_at: now,
       });
     }
-    if (m.direction === "inbound") store.channels.observeInbound({ ...m.channel, source: m.source }, now);
+    if (m.direction === "inbound") seen.set(m.channel.id, { ...m.channel, source: m.source });
     let deliveryId: string | null = null;
     if (status === "allowed") {
       store.reads.splitRunsAt({ message_ts: m.timestampMs, id, source: m.source, channel_id: m.channel.id });
@@ -144,11 +147,13 @@ export function createIngest(deps: IngestDeps): Ingest {
       .transaction(() => {
         const now = clock.now();
         const allowlist = deps.allowlist();
+        seen.clear();
         const outcomes = batch.messages.map((m) => {
           if (m.source !== batch.source)
             throw new Error(`batch for ${batch.source} holds a ${m.source} message`);
           return storeOne(m, allowlist, now);
         });
+        for (const c of seen.values()) store.channels.observeInbound(c, now);
         if (batch.cursor !== null) store.cursors.set(batch.source, batch.cursor, now);
         return outcomes;
       })

@@ -24,15 +24,23 @@ export type MessageRow = {
   created_at: number;
 };
 
+/**
+ * Context neighbours of one visibility status; the two visible statuses (allowed, outbound) are read
+ * separately and merged, so one index (channel, status, time) serves context and unread alike.
+ */
 export const CONTEXT_BEFORE_SQL = `
-  SELECT * FROM messages INDEXED BY messages_channel_ts
-  WHERE channel_id = ?1 AND (message_ts, id) < (?2, ?3) AND allowlist_status IN ('allowed', 'outbound')
+  SELECT * FROM messages INDEXED BY messages_channel_status_ts
+  WHERE channel_id = ?1 AND allowlist_status = ?5 AND (message_ts, id) < (?2, ?3)
   ORDER BY message_ts DESC, id DESC LIMIT ?4`;
 
 export const CONTEXT_AFTER_SQL = `
-  SELECT * FROM messages INDEXED BY messages_channel_ts
-  WHERE channel_id = ?1 AND (message_ts, id) > (?2, ?3) AND allowlist_status IN ('allowed', 'outbound')
+  SELECT * FROM messages INDEXED BY messages_channel_status_ts
+  WHERE channel_id = ?1 AND allowlist_status = ?5 AND (message_ts, id) > (?2, ?3)
   ORDER BY message_ts ASC, id ASC LIMIT ?4`;
+
+const VISIBLE = ["allowed", "outbound"] as const;
+const byKey = (a: MessageRow, b: MessageRow) =>
+  a.message_ts - b.message_ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export const QUARANTINE_SQL = `
   SELECT * FROM messages INDEXED BY messages_status_ts
@@ -53,13 +61,13 @@ export function createMessageStore(db: Database) {
   const byPlatform = db.prepare<{ id: string }, [string, string]>(
     "SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2",
   );
-  const before = db.prepare<MessageRow, [string, number, string, number]>(CONTEXT_BEFORE_SQL);
-  const after = db.prepare<MessageRow, [string, number, string, number]>(CONTEXT_AFTER_SQL);
+  const before = db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_BEFORE_SQL);
+  const after = db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_AFTER_SQL);
   const quarantined = db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL);
   const unlinkedOutbound = db.prepare<MessageRow, [string, string, number, number]>(
-    `SELECT * FROM messages INDEXED BY messages_channel_ts
-     WHERE channel_id = ?2 AND message_ts BETWEEN ?3 AND ?4
-       AND source = ?1 AND direction = 'outbound' AND platform_id IS NULL
+    `SELECT * FROM messages INDEXED BY messages_channel_status_ts
+     WHERE channel_id = ?2 AND allowlist_status = 'outbound' AND message_ts BETWEEN ?3 AND ?4
+       AND source = ?1 AND platform_id IS NULL
      ORDER BY message_ts, id`,
   );
   const setPlatform = db.prepare<unknown, [string, string]>(
@@ -86,9 +94,15 @@ export function createMessageStore(db: Database) {
     },
     /** Up to `nBefore` older and `nAfter` newer visible neighbours in the same channel, chronological. */
     context(target: MessageRow, nBefore: number, nAfter: number): MessageRow[] {
-      const older = nBefore > 0 ? before.all(target.channel_id, target.message_ts, target.id, nBefore) : [];
-      const newer = nAfter > 0 ? after.all(target.channel_id, target.message_ts, target.id, nAfter) : [];
-      return [...older.reverse(), target, ...newer];
+      const side = (stmt: typeof before, n: number) =>
+        n === 0
+          ? []
+          : VISIBLE.flatMap((status) => stmt.all(target.channel_id, target.message_ts, target.id, n, status));
+      const older = side(before, nBefore)
+        .sort(byKey)
+        .slice(-nBefore || 0);
+      const newer = side(after, nAfter).sort(byKey).slice(0, nAfter);
+      return [...(nBefore === 0 ? [] : older), target, ...newer];
     },
     /** Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`. */
     quarantine(sinceMs: number | null, limit: number): MessageRow[] {

@@ -29,7 +29,6 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX messages_platform ON messages (source, platform_id) WHERE platform_id IS NOT NULL;
   CREATE INDEX messages_status_ts ON messages (allowlist_status, message_ts, id);
-  CREATE INDEX messages_channel_ts ON messages (channel_id, message_ts, id);
   CREATE INDEX messages_channel_status_ts ON messages (channel_id, allowlist_status, message_ts, id);
   CREATE INDEX messages_source_status_ts ON messages (source, allowlist_status, message_ts, id);
 

@@ -120,9 +120,12 @@ export function createReadStore(db: Database) {
   const runStartingAt = db.prepare<Run, [string, string, number, string]>(
     "SELECT start_ts, start_id, end_ts, end_id FROM read_runs WHERE agent_id = ?1 AND scope = ?2 AND start_ts = ?3 AND start_id = ?4",
   );
-  const runsAcross = db.prepare<Run & { agent_id: string }, [string, number, string]>(
+  const runsAcross = db.prepare<
+    Run & { agent_id: string; scope: string },
+    [string, string, string, number, string]
+  >(
     `SELECT * FROM read_runs INDEXED BY read_runs_end
-     WHERE scope = ?1 AND (end_ts, end_id) > (?2, ?3) AND (start_ts, start_id) < (?2, ?3)`,
+     WHERE scope IN (?1, ?2, ?3) AND (end_ts, end_id) > (?4, ?5) AND (start_ts, start_id) < (?4, ?5)`,
   );
   const insertRun = db.prepare<unknown, [string, string, number, string, number, string]>(
     "INSERT INTO read_runs (agent_id, scope, start_ts, start_id, end_ts, end_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -225,13 +228,14 @@ export function createReadStore(db: Database) {
     /** Called right after an allowed message is stored: no run may cover it, as nobody has read it. */
     splitRunsAt(m: { message_ts: number; id: string; source: string; channel_id: string }): void {
       const k = keyOf(m);
-      for (const scope of scopesOf(m)) {
-        for (const run of runsAcross.all(scope.name, k.ts, k.id)) {
-          const prev = neighbour(scope, "prev", k) as Key;
-          const next = neighbour(scope, "next", k) as Key;
-          setRunEnd.run(run.agent_id, scope.name, run.start_ts, run.start_id, prev.ts, prev.id);
-          insertRun.run(run.agent_id, scope.name, next.ts, next.id, run.end_ts, run.end_id);
-        }
+      const scopes = scopesOf(m);
+      const [all, source, channel] = scopes.map((x) => x.name) as [string, string, string];
+      for (const run of runsAcross.all(all, source, channel, k.ts, k.id)) {
+        const scope = scopes.find((x) => x.name === run.scope) as Scope;
+        const prev = neighbour(scope, "prev", k) as Key;
+        const next = neighbour(scope, "next", k) as Key;
+        setRunEnd.run(run.agent_id, scope.name, run.start_ts, run.start_id, prev.ts, prev.id);
+        insertRun.run(run.agent_id, scope.name, next.ts, next.id, run.end_ts, run.end_id);
       }
     },
     /** Rebuilds an agent's runs from its read marks (repair, and bulk-loaded marks in benchmarks). */

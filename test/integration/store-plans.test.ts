@@ -24,7 +24,7 @@ function plan(sql: string): string[] {
             ]),
           ),
         ]
-      : [1, 2, 3, 4].slice(0, new Set(sql.match(/\?\d/g)).size)),
+      : [1, 2, 3, 4, 5].slice(0, new Set(sql.match(/\?\d/g)).size)),
   ) as { detail: string }[];
   return rows.map((r) => r.detail);
 }
@@ -70,8 +70,16 @@ test("the read run covering a message is one primary-key search", () => {
 });
 
 test("context walks the channel index both ways", () => {
-  expectIndexed(CONTEXT_BEFORE_SQL, "messages_channel_ts", "channel_id=? AND (message_ts,id)<(?,?)");
-  expectIndexed(CONTEXT_AFTER_SQL, "messages_channel_ts", "channel_id=? AND (message_ts,id)>(?,?)");
+  expectIndexed(
+    CONTEXT_BEFORE_SQL,
+    "messages_channel_status_ts",
+    "channel_id=? AND allowlist_status=? AND (message_ts,id)<(?,?)",
+  );
+  expectIndexed(
+    CONTEXT_AFTER_SQL,
+    "messages_channel_status_ts",
+    "channel_id=? AND allowlist_status=? AND (message_ts,id)>(?,?)",
+  );
 });
 
 test("quarantine walks the status index newest first", () => {
