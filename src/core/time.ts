@@ -6,9 +6,6 @@
  * millisecond-precision messages.
  */
 
-/** Seconds between the Unix epoch and Apple's epoch (2001-01-01T00:00:00Z). */
-export const APPLE_EPOCH_OFFSET_S = 978_307_200;
-
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
@@ -49,18 +46,6 @@ export function parseTimestamp(input: string): number | null {
 export function canonicalTimestamp(input: string): string | null {
   const ms = parseTimestamp(input);
   return ms === null ? null : formatTimestamp(ms);
-}
-
-/**
- * Apple-epoch time as stored in chat.db `date` columns (nanoseconds since 2001 on macOS 10.13+,
- * seconds before) to epoch milliseconds. Takes a bigint so nanosecond values above 2^53 lose nothing.
- */
-export function appleTimeToEpochMs(value: bigint | number): number {
-  const v = BigInt(value);
-  const abs = v < 0n ? -v : v;
-  // Values below 10^11 are seconds (year 5138 in seconds); larger ones are nanoseconds.
-  const ms = abs < 100_000_000_000n ? v * 1000n : v / 1_000_000n;
-  return Number(ms) + APPLE_EPOCH_OFFSET_S * 1000;
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -1,10 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  appleTimeToEpochMs,
-  canonicalTimestamp,
-  formatTimestamp,
-  parseTimestamp,
-} from "../../src/core/time.ts";
+import { canonicalTimestamp, formatTimestamp, parseTimestamp } from "../../src/core/time.ts";
 
 const EMITTED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -71,20 +66,5 @@ describe("parseTimestamp accepts any RFC 3339 form", () => {
       const ms = Math.floor(Math.random() * 4102444800000);
       expect(parseTimestamp(formatTimestamp(ms))).toBe(ms);
     }
-  });
-});
-
-describe("appleTimeToEpochMs", () => {
-  test("nanoseconds above 2^53 keep millisecond precision", () => {
-    // 2026-11-22T10:30:00.123Z in Apple nanoseconds, plus 456789 ns that must be truncated.
-    const unixMs = Date.UTC(2026, 10, 22, 10, 30, 0, 123);
-    const ns = (BigInt(unixMs) - 978_307_200_000n) * 1_000_000n + 456_789n;
-    expect(ns > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
-    expect(appleTimeToEpochMs(ns)).toBe(unixMs);
-  });
-
-  test("legacy second values and the epoch itself", () => {
-    expect(appleTimeToEpochMs(0)).toBe(978_307_200_000);
-    expect(appleTimeToEpochMs(600_000_000)).toBe((978_307_200 + 600_000_000) * 1000);
   });
 });
