@@ -112,7 +112,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
       "/messages/context",
       ({ query }) => {
         const target = store.messages.get(query.around_message_id);
-        if (!target || target.allowlist_status !== "allowed" || target.channel_id !== query.channel_id) {
+        if (target?.allowlist_status !== "allowed" || target.channel_id !== query.channel_id) {
           throw notFound(query.around_message_id);
         }
         return {
