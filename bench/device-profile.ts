@@ -5,9 +5,10 @@
  *
  *   bun run bench/device-profile.ts
  *
- * read:   the connector's read path in steps: rowsAfter in batches of BATCH_ROWS only; plus the
- *         per-row attachment lookup; plus attributedBody decoding (bodyText); the whole poller tick with a
- *         no-op ingest (adds classification, normalisation, ids, raw JSON).
+ * read:   the connector's read path in steps: rowsAfter in batches of BATCH_ROWS only; plus one
+ *         attachment query per row (the reader before the batched lookup, for comparison); plus one
+ *         attachmentsOf query per batch (the reader now); plus attributedBody decoding (bodyText); the
+ *         whole poller tick with a no-op ingest (adds classification, normalisation, ids, raw JSON).
  * ingest: the same normalised messages through createIngest over openStore (gw's pragmas), in batches
  *         of BATCH_ROWS as the poller sends them, then with synchronous=OFF (no fsync per commit), then
  *         in batches of BENCH_BIG_BATCH (default 5000) with gw's pragmas.
@@ -77,13 +78,14 @@ try {
   };
 
   progress("read path");
-  const readSteps = (withAttachments: boolean, withBody: boolean) => () => {
+  const readSteps = (attachments: "none" | "per row" | "per batch", withBody: boolean) => () => {
     const db = openChatDb(chatDbPath);
     let cursor = 0;
     for (;;) {
       const rows = db.rowsAfter(cursor, BATCH_ROWS);
+      if (attachments === "per batch") db.attachmentsOf(rows.map((r) => r.rowid));
       for (const r of rows) {
-        if (withAttachments) db.attachments(r.rowid);
+        if (attachments === "per row") db.attachments(r.rowid);
         if (withBody) bodyText(r);
         cursor = r.rowid;
       }
@@ -91,9 +93,10 @@ try {
     }
     db.close();
   };
-  time("rowsAfter", readSteps(false, false));
-  time("rowsAfter+attachments", readSteps(true, false));
-  time("rowsAfter+attachments+bodyText", readSteps(true, true));
+  time(`rowsAfter (batches of ${BATCH_ROWS})`, readSteps("none", false));
+  time("+ attachment query per row (old)", readSteps("per row", false));
+  time("+ attachmentsOf per batch (now)", readSteps("per batch", false));
+  time("+ attachmentsOf + bodyText", readSteps("per batch", true));
 
   const batches: NormalizedMessage[][] = [];
   time("poller tick, no-op ingest", () => {

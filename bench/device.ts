@@ -757,8 +757,28 @@ async function phase(name: string, run: () => Promise<void>): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // Main
 
+/** Newest modification time of the sources a run loads, to flag edits made while it ran. */
+function newestSourceMtime(): number {
+  let newest = 0;
+  for (const f of new Bun.Glob("{src,bench}/**/*.ts").scanSync({ cwd: join(HERE, "..") })) {
+    newest = Math.max(newest, Bun.file(join(HERE, "..", f)).lastModified);
+  }
+  return newest;
+}
+
+function gitRevision(): string {
+  const run = (args: string[]) =>
+    Bun.spawnSync(["git", ...args], { cwd: join(HERE, ".."), stdout: "pipe", stderr: "ignore" })
+      .stdout.toString()
+      .trim();
+  const head = run(["rev-parse", "--short", "HEAD"]) || "unknown";
+  return run(["status", "--porcelain", "--", "src", "bench"]) === "" ? head : `${head}+dirty`;
+}
+
 const tMain = now();
+const sourcesAtStart = newestSourceMtime();
 const machine = {
+  revision: gitRevision(),
   cpus: cpus().length,
   cpuModel: cpus()[0]?.model ?? "unknown",
   platform: `${process.platform} ${process.arch}`,
@@ -782,6 +802,9 @@ try {
   cleanup();
 }
 const totalS = Math.round((now() - tMain) / 100) / 10;
+const sourcesChanged = newestSourceMtime() !== sourcesAtStart;
+if (sourcesChanged)
+  progress("warning: files under src/ or bench/ changed during the run; figures may mix versions");
 
 // ---------------------------------------------------------------------------------------------------
 // Report
@@ -789,7 +812,7 @@ const totalS = Math.round((now() - tMain) / 100) / 10;
 const lines: string[] = [];
 const pad = (s: string, n: number) => s.padEnd(n);
 lines.push(
-  `device-messenger bench: ${machine.cpus} cpus, bun ${machine.bun}, sqlite ${machine.sqlite}, poll ${POLL_MS} ms, ${totalS} s`,
+  `device-messenger bench @ ${machine.revision}: ${machine.cpus} cpus, bun ${machine.bun}, sqlite ${machine.sqlite}, poll ${POLL_MS} ms, ${totalS} s${sourcesChanged ? " (SOURCES CHANGED DURING THE RUN)" : ""}`,
 );
 const latRow = (label: string, d: Dist) =>
   `  ${pad(label, 34)} ${[d.n, d.p50, d.p90, d.p99, d.max, d.mean].map((x) => String(Math.round(x * 10) / 10).padStart(8)).join("")}`;
@@ -877,6 +900,7 @@ process.stdout.write(
       seed: SEED,
     },
     totalS,
+    sourcesChanged,
     machineLoad,
     results,
     verdicts,
