@@ -1,9 +1,10 @@
 /**
  * Builds the whole service from a parsed Config and the ports (clock, logger, host, connectors):
  * store, allowlist, ingest, send path, webhook dispatcher, timers (attachment retention, key expiry)
- * and the HTTP app. `gw serve` calls it with the real
- * ports; tests call it with temporary paths and test connectors. It does not listen and installs no
- * signal handlers: the command does that. `close()` stops timers and connectors and closes the store.
+ * and the HTTP app. `gw serve` and `gw demo` call it with the real ports; tests call it with
+ * temporary paths and test connectors. It does not listen and installs no signal handlers: the command
+ * does that. `close()` stops timers, connectors and the dispatcher (in-flight attempts finish), then
+ * closes the store.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
