@@ -1,13 +1,28 @@
 /**
  * What every platform connector offers the service. A connector reads its platform and hands
  * normalised messages to the ingest pipeline; `send` delivers one outbound message and either returns
- * the platform's id for it or throws AppError PLATFORM_AUTH / PLATFORM_SEND_FAILED. Platform SDKs are
- * imported only inside their own connector folder.
+ * the platform's id for it or throws AppError PLATFORM_AUTH / PLATFORM_SEND_FAILED. `start` returns
+ * once reading has begun and never waits on the platform's network (the service listens meanwhile);
+ * `health` reports one of CONNECTOR_STATES with a one-sentence detail (decisions.md). Platform SDKs
+ * are imported only inside their own connector folder.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import type { Source } from "../core/envelope.ts";
-import type { ConnectorHealth } from "../http/health.ts";
 import type { Ingest } from "../ingest/ingest.ts";
 import type { ChannelRow } from "../store/channels.ts";
+
+/**
+ * `ok` healthy; `disabled` not configured; `starting` not connected yet; `degraded` retrying on its
+ * own; `error` cannot work until a person acts (the detail says what to do).
+ */
+export const CONNECTOR_STATES = ["ok", "disabled", "starting", "degraded", "error"] as const;
+export type ConnectorState = (typeof CONNECTOR_STATES)[number];
+
+export const ConnectorHealthSchema = Type.Object({
+  state: Type.Unsafe<ConnectorState>(Type.String({ enum: [...CONNECTOR_STATES] })),
+  detail: Type.String(),
+});
+export type ConnectorHealth = Static<typeof ConnectorHealthSchema>;
 
 export interface OutgoingAttachment {
   /** A readable regular file (a stored attachment or a checked local path). */
@@ -16,6 +31,8 @@ export interface OutgoingAttachment {
 }
 
 export interface SendRequest {
+  /** gw's id for this send (its outbound record's id); platforms that take a nonce derive it from this. */
+  id: string;
   channel: ChannelRow;
   text: string;
   /** The message replied to, with the platform's id for it when known. */

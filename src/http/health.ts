@@ -4,15 +4,7 @@
  * enabled connector is `ok`, else `degraded`.
  */
 import { type Static, Type } from "@sinclair/typebox";
-
-export const CONNECTOR_STATES = ["ok", "disabled", "starting", "degraded", "error"] as const;
-export type ConnectorState = (typeof CONNECTOR_STATES)[number];
-
-const ConnectorHealthSchema = Type.Object({
-  state: Type.Unsafe<ConnectorState>(Type.String({ enum: [...CONNECTOR_STATES] })),
-  detail: Type.String(),
-});
-export type ConnectorHealth = Static<typeof ConnectorHealthSchema>;
+import { ConnectorHealthSchema } from "../connectors/connector.ts";
 
 export const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal("ok"), Type.Literal("degraded")]),

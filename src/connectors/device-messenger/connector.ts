@@ -8,10 +8,9 @@ import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Clock, Logger, Spawner } from "../../core/ports.ts";
-import type { ConnectorHealth } from "../../http/health.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
-import type { Connector } from "../connector.ts";
+import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createPoller } from "./poller.ts";
 import { createSender } from "./sender.ts";
 
