@@ -93,7 +93,8 @@ export function createService(ports: ServicePorts) {
       ratePerS: config.rateLimitPerChannelRps,
       burst: config.rateLimitBurst,
     }),
-    recordOutbound: createOutboundRecorder({ store, ids, clock }),
+    recordOutbound: createOutboundRecorder({ store, clock }),
+    newMessageId: ids.message,
     attachmentDir: config.attachmentDir,
     pathPolicy: {
       homeDir: ports.host.homeDir,

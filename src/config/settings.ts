@@ -144,6 +144,22 @@ export const SETTINGS = {
     fallback: value("https://discord.com/api"),
     parse: p.httpUrl,
   }),
+  communityCatchupMaxMessages: setting({
+    env: "GW_COMMUNITY_CATCHUP_MAX_MESSAGES",
+    faces: ["serve"],
+    doc: "After every Discord (re)connect, at most this many missed messages are fetched per known channel (0 = no catch-up).",
+    defaultText: "`200`",
+    fallback: value(200),
+    parse: p.integer(0),
+  }),
+  communityCatchupMaxAgeHours: setting({
+    env: "GW_COMMUNITY_CATCHUP_MAX_AGE_HOURS",
+    faces: ["serve"],
+    doc: "... and none older than this many hours (decimals allowed).",
+    defaultText: "`24`",
+    fallback: value(24),
+    parse: p.positiveNumber,
+  }),
   chatDbPath: setting({
     env: "GW_CHAT_DB_PATH",
     faces: ["serve"],

@@ -1,13 +1,14 @@
 /**
  * Which platform connectors `gw serve` runs (composition helper). The iMessage connector runs on
  * macOS, or anywhere GW_CHAT_DB_PATH is set explicitly (tests, the demo); the Discord connector runs
- * when GW_COMMUNITY_BOT_TOKEN is set (it lands with its own issue).
+ * when GW_COMMUNITY_BOT_TOKEN is set (discord.js itself is loaded only when it starts).
  */
 import type { HostInfo } from "../config/paths.ts";
 import type { Config } from "../config/settings.ts";
 import type { IdFactory } from "../core/ids.ts";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
+import { type CommunityTuning, createCommunityChat } from "./community-chat/connector.ts";
 import type { ConnectorRegistry } from "./connector.ts";
 import { createDeviceMessenger } from "./device-messenger/connector.ts";
 
@@ -30,6 +31,10 @@ export interface RegistryPorts {
   watchFiles?: boolean;
   /** Tests shorten the osascript deadline. */
   osascriptTimeoutMs?: number;
+  /** Tests shorten the Discord connector's timers. */
+  communityTuning?: Partial<CommunityTuning>;
+  /** Attachment downloads; defaults to the global fetch. */
+  fetch?: typeof fetch;
 }
 
 export function buildConnectors(p: RegistryPorts) {
@@ -51,6 +56,25 @@ export function buildConnectors(p: RegistryPorts) {
         clock: p.clock,
         log: p.log,
         spawner: p.spawner,
+      });
+    }
+    if (p.config.communityBotToken) {
+      registry.community_chat = createCommunityChat({
+        token: p.config.communityBotToken,
+        apiUrl: p.config.communityApiUrl,
+        attachmentDir: p.config.attachmentDir,
+        attachmentMaxBytes: p.config.attachmentMaxBytes,
+        catchUp: {
+          maxMessages: p.config.communityCatchupMaxMessages,
+          maxAgeMs: p.config.communityCatchupMaxAgeHours * 3_600_000,
+        },
+        channels: store.channels,
+        isStored: (id) => store.messages.idByPlatformId("community_chat", id) !== null,
+        ids,
+        clock: p.clock,
+        log: p.log,
+        fetch: p.fetch ?? fetch,
+        ...(p.communityTuning ? { tuning: p.communityTuning } : {}),
       });
     }
     return registry;

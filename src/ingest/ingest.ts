@@ -3,9 +3,10 @@
  * transaction that, per message: dedupes on (source, platform id) — a repeat is a no-op —, classifies
  * the sender against the live allowlist, inserts the message and its attachment records, records the
  * channel as observed, writes a `pending` webhook delivery when the message is allowed and webhooks are
- * on; and then advances the connector's cursor. The owner's own message that echoes a send made through
- * gw (same channel and text, within ECHO_WINDOW_MS, not yet linked) is linked to that record instead. A crash at any instant leaves all of it or none of it,
- * so a connector that re-reads from its stored cursor can never lose or duplicate a message.
+ * on; and then advances the connector's cursor (and its position in one channel, when given). The
+ * owner's own message that echoes a send made through gw (same channel and text, within
+ * ECHO_WINDOW_MS, not yet linked) is linked to that record instead. A crash at any instant leaves all
+ * of it or none of it, so a connector that re-reads from its stored cursor can never lose or duplicate a message.
  * Attachment bytes are staged (written under their attachment id) before the call; staged files of a
  * duplicate or a failed batch are removed here.
  */
@@ -46,6 +47,8 @@ export interface IngestBatch {
   messages: readonly NormalizedMessage[];
   /** The connector position after this batch; null leaves the cursor as it is. */
   cursor: string | null;
+  /** A position inside one channel (decimal integer), kept only if later than the stored one. */
+  channelCursor?: { channelId: string; position: string };
 }
 
 export type IngestOutcome =
@@ -155,6 +158,8 @@ export function createIngest(deps: IngestDeps): Ingest {
         });
         for (const c of seen.values()) store.channels.observeInbound(c, now);
         if (batch.cursor !== null) store.cursors.set(batch.source, batch.cursor, now);
+        if (batch.channelCursor)
+          store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
         return outcomes;
       })
       .immediate();

@@ -6,11 +6,12 @@
  * that row is returned as the record.
  */
 import type { ChannelType, Source } from "../core/envelope.ts";
-import type { IdFactory } from "../core/ids.ts";
 import type { Clock } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
 
 export interface OutboundRecord {
+  /** The id allocated for this send before the platform was called. */
+  id: string;
   source: Source;
   channel: { id: string; type: ChannelType };
   sender: { id: string; displayName: string };
@@ -20,16 +21,15 @@ export interface OutboundRecord {
   raw: Record<string, unknown>;
 }
 
-export function createOutboundRecorder(deps: { store: Store; ids: IdFactory; clock: Clock }) {
+export function createOutboundRecorder(deps: { store: Store; clock: Clock }) {
   return (r: OutboundRecord): { id: string; sentAtMs: number } => {
     // The connector already saw (and stored) the platform's echo of this send: that row is the record.
     const seen = r.platformId ? deps.store.messages.idByPlatformId(r.source, r.platformId) : null;
     const echo = seen ? deps.store.messages.get(seen) : null;
     if (echo) return { id: echo.id, sentAtMs: echo.message_ts };
-    const id = deps.ids.message();
     const now = deps.clock.now();
     deps.store.messages.insert({
-      id,
+      id: r.id,
       source: r.source,
       platform_id: r.platformId,
       channel_id: r.channel.id,
@@ -45,6 +45,6 @@ export function createOutboundRecorder(deps: { store: Store; ids: IdFactory; clo
       raw: JSON.stringify(r.raw),
       created_at: now,
     });
-    return { id, sentAtMs: now };
+    return { id: r.id, sentAtMs: now };
   };
 }

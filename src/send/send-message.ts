@@ -1,9 +1,10 @@
 /**
  * POST /messages/send as a service function (spec E). In order: attachment shapes (400), the channel
- * must have been observed inbound (404 CHANNEL_NOT_FOUND), community-chat attachments (413),
- * `reply_to` must be a stored message of the same channel (404), the first device-messenger attachment
+ * must have been observed inbound (404 CHANNEL_NOT_FOUND), community-chat attachments (413) and blank
+ * community-chat text (400: Discord cannot post it), `reply_to` must be a stored message of the same channel (404), the first device-messenger attachment
  * must resolve (stored bytes: 404 MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
- * from the channel's bucket (429), then the connector sends and one outbound record is stored.
+ * from the channel's bucket (429), then the connector sends (under a message id allocated first, which
+ * platforms use as their nonce) and one outbound record is stored.
  * Checks come before the token so a refused request never spends one.
  */
 import { existsSync } from "node:fs";
@@ -39,6 +40,7 @@ export interface SendDeps {
   connectors: ConnectorRegistry;
   limiter: RateLimiter;
   recordOutbound: (r: OutboundRecord) => { id: string; sentAtMs: number };
+  newMessageId: () => string;
   attachmentDir: string;
   pathPolicy: PathPolicy;
   log: Logger;
@@ -83,6 +85,14 @@ export function createSendMessage(deps: SendDeps) {
         { field: "attachments", limit_bytes: 25 * 1024 * 1024 },
       );
     }
+    if (source === "community_chat" && input.text.trim() === "") {
+      throw new AppError(
+        "VALIDATION_FAILED",
+        "text is empty: Discord cannot post an empty message (and attachments are not accepted there).",
+        { field: "text", rule: "non_blank_for_community_chat" },
+        { status: 400 },
+      );
+    }
 
     let replyTo: { id: string; platformId: string | null } | null = null;
     if (input.reply_to) {
@@ -113,8 +123,10 @@ export function createSendMessage(deps: SendDeps) {
     if (!connector) {
       throw new AppError("PLATFORM_SEND_FAILED", `The ${source} connector is not running.`, { source });
     }
-    const result = await connector.send({ channel, text: input.text, replyTo, attachment });
+    const id = deps.newMessageId();
+    const result = await connector.send({ id, channel, text: input.text, replyTo, attachment });
     const record = deps.recordOutbound({
+      id,
       source,
       channel: { id: channel.id, type: channel.channel_type },
       sender: result.sender,

@@ -110,4 +110,9 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
   `,
+  // 2: a connector's position inside one channel (Discord: the newest message id processed there),
+  // kept with the channel so catch-up after downtime resumes from it.
+  `
+  ALTER TABLE channels ADD COLUMN cursor TEXT;
+  `,
 ];

@@ -36,6 +36,8 @@ describe("defaults", () => {
       webhookTimeoutMs: 15000,
       communityBotToken: null,
       communityApiUrl: "https://discord.com/api",
+      communityCatchupMaxMessages: 200,
+      communityCatchupMaxAgeHours: 24,
       chatDbPath: "/home/ann/Library/Messages/chat.db",
       devicePollIntervalMs: 1000,
       osascriptPath: "/usr/bin/osascript",

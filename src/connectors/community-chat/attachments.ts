@@ -1,0 +1,86 @@
+/**
+ * Re-hosting Discord attachments (runner). Each file is fetched from the URL in the payload (signed
+ * CDN links: the query is the credential, so no Authorization header is sent) as soon as its message
+ * arrives, streamed into the attachment store under a new attachment id (file 0600), and capped at
+ * Discord's 25 MiB and GW_ATTACHMENT_MAX_BYTES, checked on the declared size before and on the bytes
+ * while streaming. A failure (link dead or expired, too big, not http(s), timeout) leaves that file out
+ * with a warning: the message is delivered without it (spec). Nothing partial is left on disk.
+ */
+import { open, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { IdFactory } from "../../core/ids.ts";
+import type { Logger } from "../../core/ports.ts";
+import type { StagedAttachment } from "../../ingest/ingest.ts";
+import type { DiscordAttachment } from "./mapping.ts";
+
+/** The largest file gw takes from Discord (its standard upload limit). */
+export const DISCORD_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
+export const DOWNLOAD_TIMEOUT_MS = 60_000;
+
+export interface DownloadDeps {
+  dir: string;
+  maxBytes: number;
+  timeoutMs: number;
+  ids: IdFactory;
+  log: Logger;
+  fetch: typeof fetch;
+  /** Aborted when the connector stops. */
+  signal: AbortSignal;
+}
+
+class Skip extends Error {}
+
+export async function downloadAll(
+  messageId: string,
+  list: readonly DiscordAttachment[],
+  deps: DownloadDeps,
+): Promise<StagedAttachment[]> {
+  const done = await Promise.all(list.map((a) => downloadOne(messageId, a, deps)));
+  return done.filter((a): a is StagedAttachment => a !== null);
+}
+
+async function downloadOne(
+  messageId: string,
+  a: DiscordAttachment,
+  deps: DownloadDeps,
+): Promise<StagedAttachment | null> {
+  const cap = Math.min(DISCORD_ATTACHMENT_MAX_BYTES, deps.maxBytes);
+  const id = deps.ids.attachment();
+  const path = join(deps.dir, id);
+  let written = false;
+  try {
+    if (typeof a.size === "number" && a.size > cap) throw new Skip(`larger than ${cap} bytes (${a.size})`);
+    const url = new URL(String(a.url));
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new Skip(`not an http(s) link`);
+    const res = await deps.fetch(url, {
+      signal: AbortSignal.any([deps.signal, AbortSignal.timeout(deps.timeoutMs)]),
+      redirect: "follow",
+    });
+    if (!res.ok || !res.body) {
+      await res.body?.cancel();
+      throw new Skip(`the link answered ${res.status} (expired or deleted)`);
+    }
+    const file = await open(path, "wx", 0o600);
+    written = true;
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += chunk.byteLength;
+        if (size > cap) throw new Skip(`larger than ${cap} bytes`);
+        await file.write(chunk);
+      }
+    } finally {
+      await file.close();
+    }
+    const mime =
+      a.content_type || res.headers.get("content-type")?.split(";")[0]?.trim() || "application/octet-stream";
+    return { id, mime, sizeBytes: size, fileName: id, platformRef: a.id };
+  } catch (err) {
+    if (written) await rm(path, { force: true });
+    deps.log.warn(
+      { message_id: messageId, attachment_id: a.id, reason: err instanceof Skip ? err.message : String(err) },
+      "Discord attachment not re-hosted; the message is delivered without it",
+    );
+    return null;
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * The community-chat (Discord) connector (runner). `start` opens the gateway link in the background
+ * (discord.js is imported only then) and returns at once; login has its own deadline in the health
+ * report and non-fatal failures are retried with backoff. Every message of a channel (live, replayed,
+ * or fetched by catch-up) goes through that channel's serial queue, so a channel is ingested in order,
+ * one batch per transaction with the channel's position; its attachments start downloading the moment
+ * it arrives. At every new or resumed session each known channel first catches up from its stored
+ * position (bounded by GW_COMMUNITY_CATCHUP_*), ahead of anything newer in its queue. A store failure
+ * is retried with backoff (the queue waits, nothing is dropped); `stop` closes the gateway cleanly,
+ * aborts downloads and ingests nothing more, so what was not stored is fetched again next start.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { IdFactory } from "../../core/ids.ts";
+import { createKeyedQueue } from "../../core/keyed-queue.ts";
+import type { Clock, Logger } from "../../core/ports.ts";
+import type { Ingest, StagedAttachment } from "../../ingest/ingest.ts";
+import type { ChannelRow, ChannelStore } from "../../store/channels.ts";
+import type { Connector, ConnectorHealth } from "../connector.ts";
+import { DOWNLOAD_TIMEOUT_MS, downloadAll } from "./attachments.ts";
+import { fetchMissed, HISTORY_PAGE } from "./catch-up.ts";
+import type { DiscordLink, LinkOptions } from "./discord-link.ts";
+import { type LinkState, linkHealth } from "./health.ts";
+import {
+  asDiscordMessage,
+  type ChannelKind,
+  channelFor,
+  classify,
+  type DiscordMessage,
+  kindOf,
+  kindOfChannelId,
+  toMessage,
+} from "./mapping.ts";
+import { FATAL_CLOSE, isTokenRejection, loginFailure, TOKEN_REJECTED } from "./platform-errors.ts";
+import { createSender } from "./sender.ts";
+
+export interface CommunityTuning {
+  /** After this long without a ready session, health turns `degraded`. */
+  loginDeadlineMs: number;
+  /** Connected but no heartbeat acknowledged this long: `degraded` (Discord beats every ~41 s). */
+  heartbeatSilenceMs: number;
+  restTimeoutMs: number;
+  restRetries: number;
+  maxRateLimitWaitMs: number;
+  throttleIdentify: boolean;
+  downloadTimeoutMs: number;
+  /** Waits between login attempts that failed for a reason worth retrying; the last repeats. */
+  loginRetryMs: readonly number[];
+  /** Longest wait between retries of a failed ingest. */
+  ingestRetryMaxMs: number;
+  /** How long `stop` waits for queued work to settle. */
+  stopDrainMs: number;
+}
+
+export const DEFAULT_TUNING: CommunityTuning = {
+  loginDeadlineMs: 30_000,
+  heartbeatSilenceMs: 100_000,
+  restTimeoutMs: 10_000,
+  restRetries: 2,
+  maxRateLimitWaitMs: 3_000,
+  throttleIdentify: true,
+  downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS,
+  loginRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
+  ingestRetryMaxMs: 30_000,
+  stopDrainMs: 5_000,
+};
+
+/** Channels whose history is fetched at once during a catch-up. */
+export const CATCH_UP_CONCURRENCY = 5;
+
+export interface CommunityChatOptions {
+  token: string;
+  apiUrl: string;
+  attachmentDir: string;
+  attachmentMaxBytes: number;
+  catchUp: { maxMessages: number; maxAgeMs: number };
+  channels: ChannelStore;
+  /** Whether a Discord message id is stored already (its attachments need no download). */
+  isStored: (platformId: string) => boolean;
+  ids: IdFactory;
+  clock: Clock;
+  log: Logger;
+  fetch: typeof fetch;
+  tuning?: Partial<CommunityTuning>;
+}
+
+export function createCommunityChat(o: CommunityChatOptions): Connector {
+  const log = o.log.child({ connector: "community_chat" });
+  const t: CommunityTuning = { ...DEFAULT_TUNING, ...o.tuning };
+  const queue = createKeyedQueue();
+  const stopping = new AbortController();
+  let ingest: Ingest | null = null;
+  let link: DiscordLink | null = null;
+  let state: LinkState = { phase: "starting", since: o.clock.now(), problem: null, lastAckAt: null };
+  let storeError: string | null = null;
+
+  const setPhase = (phase: LinkState["phase"], problem: string | null = null) => {
+    if (state.phase === "failed") return;
+    state = { ...state, phase, since: phase === state.phase ? state.since : o.clock.now(), problem };
+  };
+  const fail = (detail: string) => {
+    if (state.phase !== "failed") log.error({ detail }, "Discord connector stopped working");
+    setPhase("failed", detail);
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      stopping.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+
+  // --- messages: stage (downloads start now), then commit in the channel's queue ----------------
+
+  const stage = (payloads: readonly DiscordMessage[]): Promise<StagedAttachment[][]> => {
+    const bot = link?.botUser()?.id ?? null;
+    return Promise.all(
+      payloads.map((m) =>
+        classify(m, bot) === "deliver" && (m.attachments ?? []).length > 0 && !o.isStored(m.id)
+          ? downloadAll(m.id, m.attachments ?? [], {
+              dir: o.attachmentDir,
+              maxBytes: o.attachmentMaxBytes,
+              timeoutMs: t.downloadTimeoutMs,
+              ids: o.ids,
+              log,
+              fetch: o.fetch,
+              signal: stopping.signal,
+            })
+          : Promise.resolve([]),
+      ),
+    );
+  };
+
+  const discardFiles = (staged: readonly StagedAttachment[][]) => {
+    for (const a of staged.flat()) if (a.fileName) rmSync(join(o.attachmentDir, a.fileName), { force: true });
+  };
+
+  /** Stores one batch of a channel, oldest first, with the channel's new position; retried until it holds. */
+  const commit = async (
+    channelId: string,
+    kind: ChannelKind,
+    payloads: readonly DiscordMessage[],
+    first: Promise<StagedAttachment[][]>,
+  ): Promise<void> => {
+    const last = payloads.at(-1);
+    if (!last) return;
+    const bot = link?.botUser()?.id ?? null;
+    let staged = first;
+    for (let attempt = 0; ; attempt++) {
+      const files = await staged;
+      if (stopping.signal.aborted || !ingest) return discardFiles(files);
+      try {
+        ingest({
+          source: "community_chat",
+          messages: payloads.flatMap((m, i) =>
+            classify(m, bot) === "deliver" ? [toMessage(m, kind, files[i] ?? [])] : [],
+          ),
+          cursor: null,
+          channelCursor: { channelId, position: last.id },
+        });
+        storeError = null;
+        return;
+      } catch (err) {
+        if (storeError === null)
+          log.error({ err: String(err), channel_id: channelId }, "storing Discord messages failed; retrying");
+        storeError = String(err);
+      }
+      await pause(Math.min(1_000 * 2 ** attempt, t.ingestRetryMaxMs));
+      staged = stage(payloads);
+    }
+  };
+
+  const onMessage = (payload: unknown) => {
+    const m = asDiscordMessage(payload);
+    if (!m) {
+      log.warn({}, "ignored a MESSAGE_CREATE without the fields gw needs");
+      return;
+    }
+    const kind = kindOf(m);
+    const channelId = channelFor(kind, m.channel_id).id;
+    const staged = stage([m]);
+    void queue.push(channelId, () => commit(channelId, kind, [m], staged));
+  };
+
+  // --- catch-up: each known channel fetches what it missed, ahead of newer work in its queue ---
+
+  let fetchSlots = CATCH_UP_CONCURRENCY;
+  const waiting: (() => void)[] = [];
+  const withSlot = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (fetchSlots === 0) await new Promise<void>((r) => waiting.push(r));
+    else fetchSlots -= 1;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else fetchSlots += 1;
+    }
+  };
+
+  const catchUpChannel = async (row: ChannelRow, current: DiscordLink): Promise<number> => {
+    const kind = kindOfChannelId(row.id);
+    if (!kind || stopping.signal.aborted) return 0;
+    try {
+      const missed = await withSlot(() =>
+        fetchMissed(
+          {
+            discordChannelId: row.platform_ref,
+            position: row.cursor,
+            maxMessages: o.catchUp.maxMessages,
+            maxAgeMs: o.catchUp.maxAgeMs,
+            now: o.clock.now(),
+          },
+          current.history,
+        ),
+      );
+      if (missed.truncated)
+        log.warn(
+          { channel_id: row.id, fetched: missed.messages.length },
+          "catch-up bound reached (GW_COMMUNITY_CATCHUP_MAX_MESSAGES): older missed messages of this channel are not fetched",
+        );
+      for (let i = 0; i < missed.messages.length; i += HISTORY_PAGE) {
+        const page = missed.messages.slice(i, i + HISTORY_PAGE);
+        await commit(row.id, kind, page, stage(page));
+      }
+      return missed.messages.length;
+    } catch (err) {
+      if (isTokenRejection(err)) fail(TOKEN_REJECTED);
+      log.warn(
+        { channel_id: row.id, err: String(err) },
+        "catch-up of this channel failed; retried at the next session",
+      );
+      return 0;
+    }
+  };
+
+  /** Queues a catch-up in every known channel now, before any later message of the session. */
+  const catchUp = (how: "new" | "resumed") => {
+    const current = link;
+    if (!current || o.catchUp.maxMessages === 0) return;
+    const rows = o.channels.ofSource("community_chat");
+    const started = o.clock.now();
+    void Promise.all(rows.map((row) => queue.push(row.id, () => catchUpChannel(row, current)))).then(
+      (counts) =>
+        log.info(
+          {
+            session: how,
+            channels: rows.length,
+            messages: counts.reduce((a, b) => a + b, 0),
+            ms: o.clock.now() - started,
+          },
+          "Discord catch-up done",
+        ),
+    );
+  };
+
+  // --- the link: login with retries, events, health -------------------------------------------
+
+  const connect = async () => {
+    const { openDiscordLink } = await import("./discord-link.ts");
+    const options: LinkOptions = {
+      token: o.token,
+      apiUrl: o.apiUrl,
+      restTimeoutMs: t.restTimeoutMs,
+      restRetries: t.restRetries,
+      maxRateLimitWaitMs: t.maxRateLimitWaitMs,
+      throttleIdentify: t.throttleIdentify,
+    };
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      const current = openDiscordLink(options, {
+        message: onMessage,
+        session: catchUp,
+        ready: () => setPhase("ready"),
+        reconnecting: () => setPhase("reconnecting"),
+        closedForGood: (code) =>
+          fail(FATAL_CLOSE[code] ?? `Discord closed the gateway for good (close ${code}).`),
+        warn: (what, err) => log.warn({ err: err === undefined ? undefined : String(err) }, what),
+      });
+      link = current;
+      try {
+        await current.login();
+        log.info({ bot: current.botUser()?.id }, "connected to Discord");
+        return;
+      } catch (err) {
+        if (stopping.signal.aborted) return;
+        const why = loginFailure(err);
+        if ("fatal" in why) return fail(why.fatal);
+        const wait = t.loginRetryMs[Math.min(attempt, t.loginRetryMs.length - 1)] ?? 60_000;
+        log.warn({ err: why.retry, retry_in_ms: wait }, "Discord login failed; retrying");
+        state = { ...state, problem: why.retry };
+        link = null;
+        await current.destroy();
+        await pause(wait);
+      }
+    }
+  };
+
+  return {
+    source: "community_chat",
+    async start(target: Ingest) {
+      ingest = target;
+      void connect().catch((err) => fail(`The Discord connector could not start: ${String(err)}`));
+    },
+    async stop() {
+      stopping.abort();
+      await link?.destroy();
+      await Promise.race([queue.idle(), Bun.sleep(t.stopDrainMs)]);
+      ingest = null;
+    },
+    send: createSender({ link: () => link, onTokenRejected: () => fail(TOKEN_REJECTED), log }),
+    health(): ConnectorHealth {
+      const h = linkHealth({ ...state, lastAckAt: link?.lastAckAt() ?? null }, o.clock.now(), {
+        loginDeadlineMs: t.loginDeadlineMs,
+        silenceMs: t.heartbeatSilenceMs,
+      });
+      if (storeError && h.state !== "error")
+        return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
+      return h;
+    },
+  };
+}

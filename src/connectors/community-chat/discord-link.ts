@@ -1,0 +1,104 @@
+/**
+ * The one file that imports discord.js (loaded lazily, only when a bot token is set). It owns the
+ * Client: intents Guilds, GuildMessages, DirectMessages and MessageContent with the Channel partial,
+ * REST against GW_COMMUNITY_API_URL with a bounded timeout and retries, 429 waits longer than
+ * maxRateLimitWaitMs rejected instead of waited (a long wait must not hold a send or other channels),
+ * no worker sharding (it breaks inside the compiled binary). It hands raw MESSAGE_CREATE payloads
+ * and link events to the connector and offers the two REST calls gw makes. `login()` settles at
+ * `clientReady` (caches filled), not at READY.
+ */
+import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Partials, Routes } from "discord.js";
+
+export interface LinkOptions {
+  token: string;
+  apiUrl: string;
+  restTimeoutMs: number;
+  restRetries: number;
+  /** A rate-limit wait longer than this fails the request (nothing sent) instead of waiting. */
+  maxRateLimitWaitMs: number;
+  /** false removes the 5 s wait between IDENTIFYs (tests that re-identify). */
+  throttleIdentify: boolean;
+}
+
+export interface LinkEvents {
+  /** A MESSAGE_CREATE dispatch payload, live or replayed after a resume. */
+  message(payload: unknown): void;
+  /**
+   * A session began (READY) or was resumed (RESUMED, after its replay). Called from the dispatch
+   * itself, so before any later MESSAGE_CREATE of that session.
+   */
+  session(how: "new" | "resumed"): void;
+  /** The shard is ready again (guilds cached after READY, or resumed). */
+  ready(): void;
+  /** The socket closed and the client is reconnecting. */
+  reconnecting(): void;
+  /** The gateway closed with a code it will not reconnect after (4004, 4014, ...). */
+  closedForGood(code: number): void;
+  warn(what: string, err?: unknown): void;
+}
+
+export type DiscordLink = ReturnType<typeof openDiscordLink>;
+
+export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
+  const client = new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      GatewayIntentBits.MessageContent,
+    ],
+    partials: [Partials.Channel],
+    allowedMentions: { parse: [] },
+    rest: {
+      api: o.apiUrl,
+      timeout: o.restTimeoutMs,
+      retries: o.restRetries,
+      rejectOnRateLimit: (info) => info.timeToReset > o.maxRateLimitWaitMs,
+    },
+    ...(o.throttleIdentify
+      ? {}
+      : { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) } }),
+  });
+  let bot: { id: string; name: string } | null = null;
+
+  client.ws.on(
+    GatewayDispatchEvents.Ready,
+    (d: { user?: { id?: string; username?: string; global_name?: string | null } }) => {
+      if (d.user?.id) bot = { id: d.user.id, name: d.user.global_name || d.user.username || d.user.id };
+      on.session("new");
+    },
+  );
+  client.ws.on(GatewayDispatchEvents.Resumed, () => on.session("resumed"));
+  client.ws.on(GatewayDispatchEvents.MessageCreate, (d: unknown) => on.message(d));
+  client.on(Events.ShardReady, () => on.ready());
+  client.on(Events.ShardResume, () => on.ready());
+  client.on(Events.ShardReconnecting, () => on.reconnecting());
+  client.on(Events.ShardDisconnect, (event) => on.closedForGood(event.code));
+  client.on(Events.ShardError, (err) => on.warn("gateway socket error", err));
+  client.on(Events.Error, (err) => on.warn("discord.js error", err));
+  client.on(Events.Warn, (text) => on.warn(text));
+
+  return {
+    /** Resolves at clientReady; rejects when login fails (bad token, refused intents, no gateway). */
+    login: () =>
+      new Promise<void>((resolve, reject) => {
+        client.once(Events.ClientReady, () => resolve());
+        client.login(o.token).catch(reject);
+      }),
+    /** The bot's own user, known from READY on. */
+    botUser: () => bot,
+    /** When the last acknowledged heartbeat was sent, if any. */
+    lastAckAt: (): number | null => {
+      const at = client.ws.shards.first()?.lastPingTimestamp ?? -1;
+      return at > 0 ? at : null;
+    },
+    post: async (channelId: string, body: object): Promise<{ id: string }> =>
+      (await client.rest.post(Routes.channelMessages(channelId), { body })) as { id: string },
+    /** Up to `limit` (≤ 100) messages posted after `afterId`, in the order Discord returns them. */
+    history: async (channelId: string, afterId: string, limit: number): Promise<unknown[]> =>
+      (await client.rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ after: afterId, limit: String(limit) }),
+      })) as unknown[],
+    destroy: () => client.destroy(),
+  };
+}
