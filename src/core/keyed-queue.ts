@@ -15,10 +15,6 @@ export function createKeyedQueue() {
       });
       return run;
     },
-    /** Keys with queued or running work. */
-    get busy(): number {
-      return tails.size;
-    },
     /** Settles when everything queued so far has finished. */
     idle: async (): Promise<void> => {
       while (tails.size > 0) await Promise.all(tails.values());

@@ -233,3 +233,77 @@ describe("all or nothing", () => {
     expect(t.store.cursors.get("device_messenger")).toBeNull();
   });
 });
+
+describe("positions inside a channel", () => {
+  const CHANNEL = { id: "community_chat:channel:900", type: "group" as const, platformRef: "900" };
+  const discord = (platformId: string) =>
+    inbound({
+      source: "community_chat",
+      channel: CHANNEL,
+      platformId,
+      sender: { id: "1001", displayName: "Ann" },
+    });
+  const cursor = (t: ReturnType<typeof storeWithIngest>) => t.store.channels.get(CHANNEL.id)?.cursor ?? null;
+
+  test("a channel's position moves only forward, compared as numbers, and only for a known channel", () => {
+    const t = storeWithIngest();
+    t.ingest({
+      source: "community_chat",
+      messages: [],
+      cursor: null,
+      channelCursor: { channelId: CHANNEL.id, position: "5" },
+    });
+    expect(t.store.channels.get(CHANNEL.id)).toBeNull();
+    t.ingest({
+      source: "community_chat",
+      messages: [discord("999")],
+      cursor: null,
+      channelCursor: { channelId: CHANNEL.id, position: "999" },
+    });
+    expect(cursor(t)).toBe("999");
+    for (const [position, expected] of [
+      ["1000", "1000"],
+      ["998", "1000"],
+      ["10001", "10001"],
+      ["9999", "10001"],
+    ] as const) {
+      t.ingest({
+        source: "community_chat",
+        messages: [],
+        cursor: null,
+        channelCursor: { channelId: CHANNEL.id, position },
+      });
+      expect(cursor(t)).toBe(expected);
+    }
+    expect(t.store.channels.ofSource("community_chat").map((c) => c.id)).toEqual([CHANNEL.id]);
+    expect(t.store.channels.ofSource("device_messenger")).toEqual([]);
+  });
+
+  test("the position is written in the batch's transaction: a failed batch leaves it where it was", () => {
+    const t = storeWithIngest();
+    t.ingest({
+      source: "community_chat",
+      messages: [discord("100")],
+      cursor: null,
+      channelCursor: { channelId: CHANNEL.id, position: "100" },
+    });
+    t.store.db.run(
+      "CREATE TRIGGER fail_att BEFORE INSERT ON attachments BEGIN SELECT RAISE(ABORT, 'injected'); END",
+    );
+    const withFile = {
+      ...discord("101"),
+      attachments: [
+        { id: t.ids.attachment(), mime: "image/png", sizeBytes: 1, fileName: null, platformRef: "7" },
+      ],
+    };
+    expect(() =>
+      t.ingest({
+        source: "community_chat",
+        messages: [withFile],
+        cursor: null,
+        channelCursor: { channelId: CHANNEL.id, position: "101" },
+      }),
+    ).toThrow("injected");
+    expect(cursor(t)).toBe("100");
+  });
+});
