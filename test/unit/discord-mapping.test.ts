@@ -66,7 +66,7 @@ describe("snowflakes", () => {
     ["12a", false],
     ["", false],
     ["99999999999999999999", false],
-    [1300000000000000001, false],
+    [1300000000, false],
   ])("isSnowflake(%p) is %p", (v, ok) => {
     expect(isSnowflake(v)).toBe(ok);
   });
