@@ -1,0 +1,155 @@
+/**
+ * The fake Discord gateway (JSON text frames, no compression; discord.md §3, §6). HELLO on open; op 1
+ * answered with op 11 while `ackHeartbeats`; IDENTIFY checks the token (close 4004) and the
+ * MessageContent intent when it is "disabled in the Developer Portal" (close 4014), then READY and one
+ * GUILD_CREATE per guild. A session keeps its sequence and every dispatch, also while its socket is
+ * closed, so RESUME replays what was missed, then RESUMED; an unknown session gets op 9 d:false. A
+ * client closing with 1000 ends its session, as on Discord; one bot has one session at a time.
+ */
+import type { Server, ServerWebSocket } from "bun";
+import type { Payload, World } from "./world.ts";
+
+const MESSAGE_CONTENT_INTENT = 1 << 15;
+
+export interface SocketData {
+  session: Session | null;
+}
+
+interface Session {
+  id: string;
+  seq: number;
+  buffer: { s: number; t: string; d: unknown }[];
+  ws: ServerWebSocket<SocketData> | null;
+}
+
+export interface GatewayOptions {
+  token: string;
+  heartbeatIntervalMs: number;
+  messageContentIntent: boolean;
+  url: () => string;
+}
+
+export function createGateway(world: World, o: GatewayOptions) {
+  const sockets = new Set<ServerWebSocket<SocketData>>();
+  const sessions = new Map<string, Session>();
+  const counts = { identifies: 0, resumes: 0 };
+  let ackHeartbeats = true;
+
+  const send = (ws: ServerWebSocket<SocketData>, frame: Payload) => {
+    if (ws.readyState === 1) ws.send(JSON.stringify(frame));
+  };
+
+  const push = (session: Session, t: string, d: unknown) => {
+    session.seq += 1;
+    session.buffer.push({ s: session.seq, t, d });
+    if (session.ws) send(session.ws, { op: 0, t, s: session.seq, d });
+  };
+
+  const identify = (ws: ServerWebSocket<SocketData>, d: { token?: string; intents?: number }) => {
+    counts.identifies += 1;
+    if (d.token !== o.token && d.token !== `Bot ${o.token}`) return ws.close(4004, "Authentication failed");
+    if (!o.messageContentIntent && ((d.intents ?? 0) & MESSAGE_CONTENT_INTENT) !== 0)
+      return ws.close(4014, "Disallowed intent(s).");
+    for (const old of sessions.values()) old.ws?.close(4009, "Session replaced");
+    sessions.clear();
+    const session: Session = { id: crypto.randomUUID().replaceAll("-", ""), seq: 0, buffer: [], ws };
+    sessions.set(session.id, session);
+    ws.data.session = session;
+    push(session, "READY", {
+      v: 10,
+      user: { ...world.userPayload(world.bot), verified: true, mfa_enabled: false, flags: 0 },
+      guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
+      session_id: session.id,
+      resume_gateway_url: o.url(),
+      shard: [0, 1],
+      application: world.application,
+      private_channels: [],
+      relationships: [],
+    });
+    for (const id of world.guilds.keys()) push(session, "GUILD_CREATE", world.guildCreate(id));
+  };
+
+  const resume = (
+    ws: ServerWebSocket<SocketData>,
+    d: { token?: string; session_id?: string; seq?: number },
+  ) => {
+    counts.resumes += 1;
+    const session = d.session_id ? sessions.get(d.session_id) : undefined;
+    if (!session || (d.token !== o.token && d.token !== `Bot ${o.token}`))
+      return send(ws, { op: 9, d: false });
+    if (session.ws && session.ws !== ws) session.ws.close(4009, "Resumed elsewhere");
+    session.ws = ws;
+    ws.data.session = session;
+    for (const f of session.buffer) if (f.s > (d.seq ?? 0)) send(ws, { op: 0, t: f.t, s: f.s, d: f.d });
+    session.seq += 1;
+    send(ws, { op: 0, t: "RESUMED", s: session.seq, d: null });
+  };
+
+  const websocket = {
+    open(ws: ServerWebSocket<SocketData>) {
+      sockets.add(ws);
+      send(ws, { op: 10, d: { heartbeat_interval: o.heartbeatIntervalMs } });
+    },
+    message(ws: ServerWebSocket<SocketData>, raw: string | Buffer) {
+      let frame: { op?: number; d?: unknown };
+      try {
+        frame = JSON.parse(String(raw));
+      } catch {
+        return ws.close(4002, "Decode error");
+      }
+      if (frame.op === 1) {
+        if (ackHeartbeats) send(ws, { op: 11 });
+      } else if (frame.op === 2) identify(ws, frame.d as { token?: string; intents?: number });
+      else if (frame.op === 6) resume(ws, frame.d as { token?: string; session_id?: string; seq?: number });
+    },
+    close(ws: ServerWebSocket<SocketData>, code: number) {
+      sockets.delete(ws);
+      const session = ws.data.session;
+      if (!session || session.ws !== ws) return;
+      session.ws = null;
+      if (code === 1000 || code === 1001) sessions.delete(session.id);
+    },
+  };
+
+  return {
+    websocket,
+    upgrade: (req: Request, server: Server<SocketData>) => server.upgrade(req, { data: { session: null } }),
+    /** Sends a dispatch to the bot's session (buffered for a resume while its socket is down). */
+    dispatch: (t: string, d: unknown) => {
+      for (const s of sessions.values()) push(s, t, d);
+    },
+    control: {
+      get identifies() {
+        return counts.identifies;
+      },
+      get resumes() {
+        return counts.resumes;
+      },
+      connections: () => sockets.size,
+      reconnect: () => {
+        for (const ws of sockets) send(ws, { op: 7, d: null });
+      },
+      invalidSession: (resumable: boolean) => {
+        if (!resumable) sessions.clear();
+        for (const ws of sockets) send(ws, { op: 9, d: resumable });
+      },
+      close: (code: number, reason = "") => {
+        for (const ws of sockets) ws.close(code, reason);
+      },
+      drop: () => {
+        for (const ws of sockets) ws.terminate();
+      },
+      get ackHeartbeats() {
+        return ackHeartbeats;
+      },
+      set ackHeartbeats(v: boolean) {
+        ackHeartbeats = v;
+      },
+    },
+    stop: () => {
+      for (const ws of sockets) ws.terminate();
+    },
+  };
+}
+
+export type FakeGateway = ReturnType<typeof createGateway>;

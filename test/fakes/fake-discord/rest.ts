@@ -1,0 +1,218 @@
+/**
+ * The fake Discord REST API under /api/v10 (discord.md §4, §7) and its CDN. Every request is recorded;
+ * programmed failures (status, body, headers, hang, count, predicate) are checked first. Create Message
+ * validates length (50035), emptiness (50006), honours `nonce` + `enforce_nonce`, turns a reference into
+ * a reply (type 19), stores the message and echoes it as MESSAGE_CREATE, as Discord does. History
+ * answers newest first, also with `after`.
+ */
+import type { FakeGateway } from "./gateway.ts";
+import type { FakeUser, Payload, World } from "./world.ts";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: unknown;
+  at: number;
+}
+
+export interface FailureRule {
+  method?: string;
+  /** Matched against the path without /api/v10. */
+  path: string | RegExp;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Default 1. */
+  times?: number;
+  /** true: never answer (until the client aborts); "after-create": handle the request, then never answer. */
+  hang?: boolean | "after-create";
+  /** Only requests this accepts match. */
+  when?: (req: RecordedRequest) => boolean;
+}
+
+const NONCE_WINDOW_MS = 120_000;
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+  });
+const error = (status: number, code: number, message: string, extra: Payload = {}) =>
+  json(status, { message, code, ...extra });
+
+export function createRest(
+  world: World,
+  gateway: FakeGateway,
+  o: { token: string; gatewayUrl: () => string },
+) {
+  const requests: RecordedRequest[] = [];
+  const posted: { channelId: string; body: Record<string, unknown>; message: Payload }[] = [];
+  const cdnHits: string[] = [];
+  const rules: (FailureRule & { left: number })[] = [];
+  const nonces = new Map<string, { at: number; message: Payload }>();
+  const hangs = new Set<() => void>();
+
+  const hang = (signal: AbortSignal) =>
+    new Promise<Response>((resolve) => {
+      const done = () => {
+        hangs.delete(done);
+        resolve(new Response(null, { status: 499 }));
+      };
+      hangs.add(done);
+      signal.addEventListener("abort", done);
+    });
+
+  const ruleFor = (r: RecordedRequest) => {
+    const rule = rules.find(
+      (x) =>
+        x.left > 0 &&
+        (!x.method || x.method === r.method) &&
+        (typeof x.path === "string" ? x.path === r.path : x.path.test(r.path)) &&
+        (!x.when || x.when(r)),
+    );
+    if (rule) rule.left -= 1;
+    return rule;
+  };
+
+  const createMessage = (channelId: string, body: Record<string, unknown>): Response => {
+    const channel = world.channel(channelId);
+    if (!channel) return error(404, 10003, "Unknown Channel");
+    const content = typeof body.content === "string" ? body.content : "";
+    if (content.length > 2000)
+      return error(400, 50035, "Invalid Form Body", {
+        errors: {
+          content: {
+            _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }],
+          },
+        },
+      });
+    if (content.trim() === "" && !(Array.isArray(body.embeds) && body.embeds.length > 0))
+      return error(400, 50006, "Cannot send an empty message");
+    const nonceKey = body.nonce === undefined ? null : `${world.bot.id}:${String(body.nonce)}`;
+    const seen = nonceKey ? nonces.get(nonceKey) : undefined;
+    if (seen && body.enforce_nonce === true && Date.now() - seen.at < NONCE_WINDOW_MS)
+      return json(200, seen.message);
+    const ref = body.message_reference as { message_id?: string; fail_if_not_exists?: boolean } | undefined;
+    let reference: Payload | undefined;
+    if (ref?.message_id) {
+      const target = (world.history.get(channelId) ?? []).find((m) => m.id === ref.message_id);
+      if (target)
+        reference = { type: 0, message_id: ref.message_id, channel_id: channelId, guild_id: channel.guildId };
+      else if (ref.fail_if_not_exists !== false)
+        return error(400, 50035, "Invalid Form Body", {
+          errors: {
+            message_reference: { _errors: [{ code: "REPLIES_UNKNOWN_MESSAGE", message: "Unknown message" }] },
+          },
+        });
+    }
+    const message = world.messagePayload(
+      channel,
+      { id: world.snowflake(), author: world.bot, content, type: reference ? 19 : 0 },
+      { attachments: [], ...(reference ? { reference } : {}) },
+    );
+    if (body.nonce !== undefined) message.nonce = body.nonce;
+    world.history.set(channelId, [...(world.history.get(channelId) ?? []), message]);
+    if (nonceKey) nonces.set(nonceKey, { at: Date.now(), message });
+    posted.push({ channelId, body, message });
+    gateway.dispatch("MESSAGE_CREATE", message);
+    return json(200, world.restForm(message));
+  };
+
+  const historyOf = (channelId: string, q: Record<string, string>): Response => {
+    if (!world.channel(channelId)) return error(404, 10003, "Unknown Channel");
+    const limit = Math.min(100, Math.max(1, Number(q.limit ?? 50)));
+    const all = world.history.get(channelId) ?? [];
+    const id = (m: Payload) => BigInt(m.id as string);
+    let page: Payload[];
+    if (q.after) page = all.filter((m) => id(m) > BigInt(q.after as string)).slice(0, limit);
+    else if (q.before) page = all.filter((m) => id(m) < BigInt(q.before as string)).slice(-limit);
+    else page = all.slice(-limit);
+    return json(200, page.reverse().map(world.restForm));
+  };
+
+  const route = (r: RecordedRequest): Response => {
+    const p = r.path.split("/").filter(Boolean);
+    const ch = p[0] === "channels" ? world.channel(p[1] ?? "") : undefined;
+    if (r.method === "GET" && r.path === "/gateway/bot")
+      return json(200, {
+        url: o.gatewayUrl(),
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+      });
+    if (r.method === "GET" && r.path === "/users/@me") return json(200, world.userPayload(world.bot));
+    if (r.method === "POST" && r.path === "/users/@me/channels") {
+      const recipient = world.users.get(String((r.body as { recipient_id?: string })?.recipient_id));
+      if (!recipient) return error(400, 50035, "Invalid Form Body");
+      const existing = [...world.channels.values()].find(
+        (c) => c.type === 1 && c.recipient?.id === recipient.id,
+      );
+      return json(200, world.channelPayload(existing ?? dmChannel(recipient)));
+    }
+    if (p[0] === "channels" && p.length === 2 && r.method === "GET")
+      return ch ? json(200, world.channelPayload(ch)) : error(404, 10003, "Unknown Channel");
+    if (p[0] === "channels" && p[2] === "typing" && r.method === "POST")
+      return ch ? new Response(null, { status: 204 }) : error(404, 10003, "Unknown Channel");
+    if (p[0] === "channels" && p[2] === "messages" && p.length === 3) {
+      if (r.method === "POST")
+        return createMessage(p[1] as string, (r.body ?? {}) as Record<string, unknown>);
+      if (r.method === "GET") return historyOf(p[1] as string, r.query);
+    }
+    if (p[0] === "channels" && p[2] === "messages" && p.length === 4 && r.method === "GET") {
+      const m = (world.history.get(p[1] as string) ?? []).find((x) => x.id === p[3]);
+      return m ? json(200, world.restForm(m)) : error(404, 10008, "Unknown Message");
+    }
+    return error(404, 0, "404: Not Found");
+  };
+
+  const dmChannel = (recipient: FakeUser) => {
+    const c = { id: world.snowflake(), type: 1, recipient };
+    world.channels.set(c.id, c);
+    return c;
+  };
+
+  return {
+    requests,
+    posted,
+    cdnHits,
+    dmChannel,
+    fail: (rule: FailureRule) => rules.push({ ...rule, left: rule.times ?? 1 }),
+    clearFailures: () => rules.splice(0),
+    async api(req: Request, path: string, url: URL): Promise<Response> {
+      const text = req.method === "GET" ? "" : await req.text();
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {}
+      const r: RecordedRequest = {
+        method: req.method,
+        path,
+        query: Object.fromEntries(url.searchParams),
+        headers: Object.fromEntries(req.headers),
+        body,
+        at: Date.now(),
+      };
+      requests.push(r);
+      if (req.headers.get("authorization") !== `Bot ${o.token}`) return error(401, 0, "401: Unauthorized");
+      const rule = ruleFor(r);
+      if (rule?.hang === true) return hang(req.signal);
+      if (rule && rule.hang !== "after-create")
+        return json(rule.status, rule.body ?? { message: `${rule.status}: injected`, code: 0 }, {
+          ...rule.headers,
+        });
+      const res = route(r);
+      return rule?.hang === "after-create" ? hang(req.signal) : res;
+    },
+    cdn(path: string): Response {
+      cdnHits.push(path);
+      const file = world.files.get(path.split("/")[3] ?? "");
+      if (!file || file.expired) return new Response("This content is no longer available.", { status: 404 });
+      return new Response(file.bytes, { headers: { "content-type": file.contentType } });
+    },
+    stop: () => {
+      for (const done of [...hangs]) done();
+    },
+  };
+}
+
+export type FakeRest = ReturnType<typeof createRest>;

@@ -1,0 +1,174 @@
+/**
+ * A fake Discord for tests: one Bun.serve on 127.0.0.1 with the REST API under /api/v10, the JSON
+ * gateway on /gateway and a CDN under /attachments, so the real discord.js client logs in, receives
+ * events and sends through it (discord.md). Tests build the world (users, guilds, channels, threads,
+ * DMs), post messages as users (live, or only into history as if the bot were offline), and steer the
+ * protocol: op 7, op 9, close codes, dropped sockets, unacknowledged heartbeats, and REST failures
+ * (status, 429 with Discord's headers, hangs).
+ */
+import type { Server } from "bun";
+import { createGateway, type SocketData } from "./gateway.ts";
+import { createRest, type FailureRule, type RecordedRequest } from "./rest.ts";
+import { createWorld, type FakeMessageInput, type FakeUser, type Payload } from "./world.ts";
+
+export type { FailureRule, FakeMessageInput, FakeUser, RecordedRequest };
+
+export const FAKE_BOT_TOKEN = "fake-bot-token";
+
+export interface FakeDiscordOptions {
+  /** Accepted bot token (default FAKE_BOT_TOKEN). */
+  token?: string;
+  /** Sent in HELLO (default 1000). */
+  heartbeatIntervalMs?: number;
+  /** "Enabled in the Developer Portal" (default true); false closes an IDENTIFY asking for it with 4014. */
+  messageContentIntent?: boolean;
+}
+
+export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
+  const token = opts.token ?? FAKE_BOT_TOKEN;
+  let server: Server<SocketData> | null = null;
+  const origin = () => `http://127.0.0.1:${server?.port}`;
+  const gatewayUrl = () => `ws://127.0.0.1:${server?.port}/gateway`;
+  const world = createWorld(origin);
+  const gateway = createGateway(world, {
+    token,
+    heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 1000,
+    messageContentIntent: opts.messageContentIntent ?? true,
+    url: gatewayUrl,
+  });
+  const rest = createRest(world, gateway, { token, gatewayUrl });
+
+  server = Bun.serve<SocketData>({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 60,
+    fetch(req, srv) {
+      const url = new URL(req.url);
+      if (url.pathname === "/gateway")
+        return gateway.upgrade(req, srv) ? undefined : new Response("upgrade failed", { status: 400 });
+      if (url.pathname.startsWith("/api/v10/"))
+        return rest.api(req, url.pathname.slice("/api/v10".length), url);
+      if (url.pathname.startsWith("/attachments/")) return rest.cdn(url.pathname);
+      return new Response("not found", { status: 404 });
+    },
+    websocket: gateway.websocket,
+  });
+
+  const addChannel = (c: {
+    id: string;
+    type: number;
+    name?: string;
+    guildId?: string;
+    parentId?: string;
+  }) => {
+    world.channels.set(c.id, c);
+    return c;
+  };
+
+  return {
+    apiUrl: `${origin()}/api`,
+    origin: origin(),
+    bot: world.bot,
+    user(input: { username: string; global_name?: string | null; bot?: boolean }): FakeUser {
+      const u: FakeUser = {
+        id: world.snowflake(),
+        username: input.username,
+        global_name: input.global_name ?? null,
+        ...(input.bot ? { bot: true } : {}),
+      };
+      world.users.set(u.id, u);
+      return u;
+    },
+    guild(input: { name: string }): { id: string } {
+      const id = world.snowflake();
+      world.guilds.set(id, { id, name: input.name, joinedAt: new Date().toISOString() });
+      gateway.dispatch("GUILD_CREATE", world.guildCreate(id));
+      return { id };
+    },
+    channel(guildId: string, input: { name: string }): { id: string } {
+      const c = addChannel({ id: world.snowflake(), type: 0, name: input.name, guildId });
+      gateway.dispatch("CHANNEL_CREATE", world.channelPayload(c));
+      return { id: c.id };
+    },
+    thread(guildId: string, parentId: string, input: { name: string }): { id: string } {
+      const c = addChannel({ id: world.snowflake(), type: 11, name: input.name, guildId, parentId });
+      gateway.dispatch("THREAD_CREATE", { ...world.channelPayload(c), newly_created: true });
+      return { id: c.id };
+    },
+    dm(user: FakeUser): { id: string } {
+      const existing = [...world.channels.values()].find((c) => c.type === 1 && c.recipient?.id === user.id);
+      return { id: (existing ?? rest.dmChannel(user)).id };
+    },
+    /** Posts as a user: stored in history, and dispatched as MESSAGE_CREATE unless `dispatch: false`. */
+    message(channelId: string, input: FakeMessageInput): Payload {
+      const channel = world.channel(channelId);
+      if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);
+      const id = world.snowflake(input.at);
+      const reference = input.replyTo
+        ? { type: 0, message_id: input.replyTo, channel_id: channelId, guild_id: channel.guildId }
+        : undefined;
+      const message = world.messagePayload(
+        channel,
+        {
+          id,
+          author: input.author,
+          content: input.content ?? "",
+          type: input.type ?? (input.replyTo ? 19 : 0),
+          ...(input.nick !== undefined ? { nick: input.nick } : {}),
+        },
+        {
+          attachments: (input.attachments ?? []).map((a) => world.attachmentPayload(channelId, a)),
+          ...(reference ? { reference } : {}),
+        },
+      );
+      const list = [...(world.history.get(channelId) ?? []), message];
+      list.sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? -1 : 1));
+      world.history.set(channelId, list);
+      if (input.dispatch !== false) gateway.dispatch("MESSAGE_CREATE", message);
+      return message;
+    },
+    history: (channelId: string): Payload[] => [...(world.history.get(channelId) ?? [])],
+    gateway: gateway.control,
+    requests: rest.requests,
+    posted: rest.posted,
+    cdnHits: rest.cdnHits,
+    fail: (rule: FailureRule) => rest.fail(rule),
+    /** 429 with Discord's headers and body. */
+    rateLimit(rule: {
+      method?: string;
+      path: string | RegExp;
+      retryAfterS: number;
+      times?: number;
+      global?: boolean;
+    }) {
+      rest.fail({
+        ...(rule.method ? { method: rule.method } : {}),
+        path: rule.path,
+        times: rule.times ?? 1,
+        status: 429,
+        body: {
+          message: "You are being rate limited.",
+          retry_after: rule.retryAfterS,
+          global: rule.global ?? false,
+        },
+        headers: {
+          "retry-after": String(rule.retryAfterS),
+          "x-ratelimit-limit": "5",
+          "x-ratelimit-remaining": "0",
+          "x-ratelimit-reset-after": String(rule.retryAfterS),
+          "x-ratelimit-bucket": "fake-bucket",
+          "x-ratelimit-scope": rule.global ? "global" : "user",
+          ...(rule.global ? { "x-ratelimit-global": "true" } : {}),
+        },
+      });
+    },
+    clearFailures: () => rest.clearFailures(),
+    async stop(): Promise<void> {
+      rest.stop();
+      gateway.stop();
+      await server?.stop(true);
+    },
+  };
+}
+
+export type FakeDiscord = Awaited<ReturnType<typeof startFakeDiscord>>;

@@ -1,0 +1,118 @@
+/**
+ * A service wired exactly as `gw serve` wires it (createService + buildConnectors with the real
+ * Discord connector and the real discord.js), logged in to a fake Discord that speaks the gateway and
+ * REST protocols (test/fakes/discord). Timers are shortened through the connector's tuning only.
+ */
+import { writeFileSync } from "node:fs";
+import { formatProblems, loadConfig } from "../../src/config/load.ts";
+import type { HostInfo } from "../../src/config/paths.ts";
+import type { CommunityTuning } from "../../src/connectors/community-chat/connector.ts";
+import { buildConnectors } from "../../src/connectors/registry.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
+import { createService, type Service } from "../../src/service.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord } from "../fakes/fake-discord/server.ts";
+import { recordingLogger } from "./logger.ts";
+import { isolatedEnv, waitFor } from "./process.ts";
+import { closeAtEnd, makeRequest, TOKEN } from "./service.ts";
+import { tempDir } from "./temp.ts";
+
+export const TEST_TUNING: Partial<CommunityTuning> = {
+  restTimeoutMs: 1_000,
+  restRetries: 1,
+  throttleIdentify: false,
+  loginRetryMs: [200],
+  stopDrainMs: 2_000,
+};
+
+/** Ann is allowlisted on both platforms as person "ann": her phone number and her Discord user id. */
+export const allowAnn = (discordUserId: string) => `
+[[entry]]
+source = "device_messenger"
+id = "+15555550100"
+person_id = "ann"
+display_name = "Ann"
+[[entry]]
+source = "community_chat"
+id = "${discordUserId}"
+person_id = "ann"
+`;
+
+export async function communityService(
+  fake: FakeDiscord,
+  opts: {
+    env?: Record<string, string>;
+    tuning?: Partial<CommunityTuning>;
+    allowlist?: string;
+    dir?: string;
+    wait?: boolean;
+  } = {},
+) {
+  const dir = opts.dir ?? tempDir();
+  const env: Record<string, string> = {
+    ...isolatedEnv(dir),
+    GW_BEARER_TOKEN: TOKEN,
+    GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
+    GW_COMMUNITY_API_URL: fake.apiUrl,
+    ...opts.env,
+  };
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, opts.allowlist ?? "");
+  // Linux without GW_CHAT_DB_PATH: the iMessage connector stays off, Discord is the only one.
+  const host: HostInfo = { platform: "linux", homeDir: dir, cwd: dir };
+  const loaded = loadConfig(env, host);
+  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
+  const log = recordingLogger();
+  const start = async (): Promise<Service> => {
+    const svc = createService({
+      config: loaded.config,
+      clock: systemClock,
+      log,
+      host,
+      connectors: buildConnectors({
+        config: loaded.config,
+        env,
+        host,
+        clock: systemClock,
+        log,
+        spawner: bunSpawner,
+        communityTuning: { ...TEST_TUNING, ...opts.tuning },
+      }),
+    });
+    await svc.start();
+    closeAtEnd(svc);
+    return svc;
+  };
+  let svc = await start();
+  const request = (...args: Parameters<ReturnType<typeof makeRequest>>) => makeRequest(svc.app)(...args);
+  const health = async () =>
+    (
+      (await (await request("GET", "/healthz")).json()) as {
+        connectors: Record<string, { state: string; detail: string }>;
+      }
+    ).connectors.community_chat as { state: string; detail: string };
+  const untilState = (state: string, timeoutMs = 10_000) =>
+    waitFor(
+      async () => ((await health()).state === state ? true : undefined),
+      `community_chat ${state}`,
+      timeoutMs,
+    );
+  if (opts.wait !== false) await untilState("ok");
+  return {
+    dir,
+    env,
+    log,
+    get svc() {
+      return svc;
+    },
+    request,
+    health,
+    untilState,
+    /** Stops the service (connector first) and starts a new one on the same files. */
+    restart: async (between?: () => void | Promise<void>) => {
+      await svc.close();
+      await between?.();
+      svc = await start();
+      await untilState("ok");
+    },
+  };
+}
