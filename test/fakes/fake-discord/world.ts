@@ -1,7 +1,7 @@
 /**
  * The fake Discord's state: users, guilds, channels (text, thread, DM), message history and the
  * attachment files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes
- * (milliseconds since the Discord epoch in the top bits), strictly increasing. Gateway payloads carry
+ * (milliseconds since the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
  * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not.
  */
 
@@ -62,10 +62,11 @@ interface StoredFile {
 export function createWorld(origin: () => string) {
   let last = 0n;
   let counter = 0n;
-  const snowflake = (ms = Date.now()): string => {
-    let id = ((BigInt(ms) - DISCORD_EPOCH) << 22n) | (counter++ & 0xfffn);
-    if (id <= last) id = last + 1n;
-    last = id;
+  /** Strictly increasing for "now"; a backdated id (tests of age limits) is only unique. */
+  const snowflake = (ms?: number): string => {
+    let id = ((BigInt(ms ?? Date.now()) - DISCORD_EPOCH) << 22n) | (counter++ & 0xfffn);
+    if (ms === undefined && id <= last) id = last + 1n;
+    if (ms === undefined) last = id;
     return id.toString();
   };
   const users = new Map<string, FakeUser>();
