@@ -5,8 +5,10 @@
  * the allowlist classifies community senders and links one person across sources.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { webhookSink } from "../fakes/webhook-sink.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH } from "../helpers/service.ts";
@@ -137,6 +139,31 @@ describe("inbound", () => {
     });
     const [m] = await w.waitUnread(1);
     expect(m).toMatchObject({ text: "", attachments: [{ mime: "text/plain", size_bytes: 1 }] });
+  });
+});
+
+describe("webhooks", () => {
+  test("an allowed message is pushed as a signed webhook; a quarantined one is not", async () => {
+    const sink = webhookSink();
+    try {
+      const w = await world({ env: { GW_WEBHOOK_URL: sink.url, GW_WEBHOOK_SECRET: "whsec-test" } });
+      w.fake.message(w.general.id, { author: w.stranger, content: "stranger" });
+      w.fake.message(w.general.id, { author: w.ann, content: "pushed" });
+      const hit = await waitFor(() => sink.hits[0], "a webhook delivery");
+      const envelope = JSON.parse(hit.body) as Envelope;
+      expect(envelope).toMatchObject({
+        text: "pushed",
+        source: "community_chat",
+        sender: { person_id: "ann" },
+      });
+      expect(hit.headers["x-gw-signature"]).toBe(
+        `sha256=${createHmac("sha256", "whsec-test").update(hit.body).digest("hex")}`,
+      );
+      await Bun.sleep(100);
+      expect(sink.hits).toHaveLength(1);
+    } finally {
+      sink.stop();
+    }
   });
 });
 

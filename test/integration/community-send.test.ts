@@ -273,6 +273,19 @@ describe("platform failures", () => {
 });
 
 describe("idempotency", () => {
+  test("a post that Discord made but never answered is retried with the same nonce: one message", async () => {
+    const w = await world();
+    await w.observe(w.general.id);
+    w.fake.fail({ method: "POST", path: /\/messages$/, status: 200, hang: "after-create" });
+    const res = await w.send({ channel_id: gwChannel(w.general.id), text: "exactly once" });
+    expect(res.status).toBe(200);
+    expect(w.posts()).toHaveLength(2);
+    expect(w.posts()[0]?.body).toMatchObject({ nonce: (w.posts()[1]?.body as { nonce: string }).nonce });
+    expect(w.fake.posted.map((p) => p.body.content)).toEqual(["exactly once"]);
+    const { message_id } = (await res.json()) as { message_id: string };
+    expect(w.gw.svc.store.messages.get(message_id)?.platform_id).toBe(w.fake.posted[0]?.message.id as string);
+  });
+
   test("a replayed key returns the first answer and posts nothing more", async () => {
     const w = await world();
     await w.observe(w.general.id);

@@ -1,0 +1,106 @@
+/**
+ * `gw serve` with Discord as users run it: the compiled dist/gw logs in to the fake Discord, ingests,
+ * replies and closes the gateway on SIGTERM; and a kill -9 after Discord made a post but before gw
+ * recorded it never leads to a second post: the retry with the same Idempotency-Key answers that the
+ * outcome is unknown.
+ */
+import { afterEach, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import type { Envelope } from "../../src/core/envelope.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { allowAnn } from "../helpers/community.ts";
+import { ensureBinary, freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+const fakes: FakeDiscord[] = [];
+afterEach(async () => {
+  for (const f of fakes.splice(0)) await f.stop();
+});
+
+beforeAll(async () => {
+  await ensureBinary();
+}, 120_000);
+
+async function setUp() {
+  const fake = await startFakeDiscord();
+  fakes.push(fake);
+  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
+  const guild = fake.guild({ name: "Home" });
+  const general = fake.channel(guild.id, { name: "general" });
+  const env = isolatedEnv(tempDir(), {
+    GW_BIND_PORT: String(freePort()),
+    GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
+    GW_COMMUNITY_API_URL: fake.apiUrl,
+  });
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, allowAnn(ann.id));
+  const base = `http://127.0.0.1:${env.GW_BIND_PORT}`;
+  const headers = { authorization: `Bearer ${env.GW_BEARER_TOKEN}`, "x-agent-id": "e2e" };
+  const connected = () =>
+    waitFor(async () => {
+      const h = (await waitForHealth(Number(env.GW_BIND_PORT))) as {
+        connectors: { community_chat: { state: string } };
+      };
+      return h.connectors.community_chat.state === "ok" ? h : undefined;
+    }, "community_chat ok");
+  const unread = async () =>
+    ((await (await fetch(`${base}/messages/unread`, { headers })).json()) as { messages: Envelope[] })
+      .messages;
+  const send = (text: string, key: string) =>
+    fetch(`${base}/messages/send`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", "idempotency-key": key },
+      body: JSON.stringify({ channel_id: `community_chat:channel:${general.id}`, text }),
+    });
+  return { fake, ann, general, env, connected, unread, send };
+}
+
+test("the compiled dist/gw connects to Discord, ingests, replies, and closes the gateway on SIGTERM", async () => {
+  const s = await setUp();
+  const gw = spawnGw(["serve"], s.env, { binary: true });
+  try {
+    await s.connected();
+    s.fake.message(s.general.id, { author: s.ann, content: "hi from Discord" });
+    const [m] = await waitFor(async () => {
+      const l = await s.unread();
+      return l.length > 0 ? l : undefined;
+    }, "the message");
+    expect(m).toMatchObject({ text: "hi from Discord", sender: { person_id: "ann" } });
+    const res = await s.send("hello from gw", "k-1");
+    expect(res.status).toBe(200);
+    expect(s.fake.posted.map((p) => p.body.content)).toEqual(["hello from gw"]);
+  } finally {
+    gw.proc.kill("SIGTERM");
+  }
+  expect(await gw.exited).toBe(0);
+  expect(s.fake.gateway.connections()).toBe(0);
+  expect(gw.output().stderr).not.toContain(FAKE_BOT_TOKEN);
+});
+
+test("kill -9 after Discord posted but before gw recorded: the retry never posts again", async () => {
+  const s = await setUp();
+  let gw = spawnGw(["serve"], s.env);
+  try {
+    await s.connected();
+    s.fake.message(s.general.id, { author: s.ann, content: "question" });
+    await waitFor(async () => ((await s.unread()).length > 0 ? true : undefined), "the message");
+    // Discord makes the post, then never answers (every retry too).
+    s.fake.fail({ method: "POST", path: /\/messages$/, status: 200, hang: "after-create", times: 10 });
+    const inFlight = s.send("answer", "crash-key").catch(() => null);
+    await waitFor(() => (s.fake.posted.length === 1 ? true : undefined), "Discord to make the post");
+    gw.proc.kill("SIGKILL");
+    await gw.exited;
+    await inFlight;
+
+    gw = spawnGw(["serve"], s.env);
+    await s.connected();
+    const retry = await s.send("answer", "crash-key");
+    expect(retry.status).toBe(502);
+    expect(await retry.json()).toMatchObject({
+      error: { code: "PLATFORM_SEND_FAILED", details: { reason: "outcome_unknown" } },
+    });
+    expect(s.fake.posted).toHaveLength(1);
+  } finally {
+    gw.proc.kill("SIGTERM");
+    await gw.exited;
+  }
+});
