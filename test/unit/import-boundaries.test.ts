@@ -1,0 +1,30 @@
+/**
+ * Platform SDKs stay inside their connector (architecture habit 2): discord.js is imported by exactly
+ * one file, and that file is loaded only when the Discord connector starts (a dynamic import), so a
+ * gw without a bot token never pays for discord.js.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../helpers/process.ts";
+
+const sources = [...new Bun.Glob("src/**/*.ts").scanSync({ cwd: ROOT })].map((f) => ({
+  file: f,
+  text: readFileSync(join(ROOT, f), "utf8"),
+}));
+
+test("only src/connectors/community-chat/discord-link.ts imports discord.js", () => {
+  const importers = sources.filter((s) =>
+    /from\s+["']discord\.js["']|import\(\s*["']discord\.js["']\s*\)/.test(s.text),
+  );
+  expect(importers.map((s) => s.file)).toEqual(["src/connectors/community-chat/discord-link.ts"]);
+});
+
+test("discord-link.ts is reached only through a dynamic import or type-only imports", () => {
+  const staticValueImports = sources.filter((s) =>
+    /^import\s+(?!type\b)[^;]*from\s+["']\.\/discord-link\.ts["']/m.test(s.text),
+  );
+  expect(staticValueImports.map((s) => s.file)).toEqual([]);
+  const dynamic = sources.filter((s) => s.text.includes('import("./discord-link.ts")'));
+  expect(dynamic.map((s) => s.file)).toEqual(["src/connectors/community-chat/connector.ts"]);
+});
