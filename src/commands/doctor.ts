@@ -1,12 +1,14 @@
 /**
  * `gw doctor`: checks what `gw serve` needs and says what to fix, one line per check. Never writes:
  * the state database is inspected, not created; chat.db is opened read-only. On macOS it also asks
- * Messages for its name, which makes macOS show the Automation prompt if it was never answered.
+ * Messages for its name, which makes macOS show the Automation prompt if it was never answered. With a
+ * Discord token it asks Discord whether the token is accepted and the Message Content intent enabled.
  * Exit 0 when every check passes, 1 otherwise, 2 when the configuration itself does not parse.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseAllowlist } from "../allowlist/parse.ts";
+import { probeDiscord } from "../connectors/community-chat/probe.ts";
 import { ChatDbUnavailable, openChatDb } from "../connectors/device-messenger/chat-db.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { type CommandContext, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
@@ -97,6 +99,10 @@ export async function doctor(ctx: CommandContext): Promise<number> {
       );
     }
   }
+
+  if (!config.communityBotToken)
+    checks.push({ ok: true, what: "Discord is off (set GW_COMMUNITY_BOT_TOKEN to connect a bot)" });
+  else checks.push(...(await probeDiscord(config.communityApiUrl, config.communityBotToken, fetch)));
 
   if (config.webhookUrl) checks.push({ ok: true, what: `webhooks go to ${config.webhookUrl}, signed` });
   checks.push(await portCheck(config.bindHost, config.bindPort));

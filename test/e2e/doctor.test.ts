@@ -1,8 +1,9 @@
 /** `gw doctor`: one line per check, a fix for each failure, exit 0 only when everything passes. */
-import { expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
 import { freePort, isolatedEnv, spawnGw, waitForHealth } from "../helpers/process.ts";
 import { ALLOWLIST } from "../helpers/service.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -73,4 +74,40 @@ test("a missing token is a configuration error (exit 2)", async () => {
   const gw = spawnGw(["doctor"], env);
   expect(await gw.exited).toBe(2);
   expect(gw.output().stderr).toContain("GW_BEARER_TOKEN");
+});
+
+describe("Discord", () => {
+  const fakes: FakeDiscord[] = [];
+  afterAll(async () => {
+    for (const f of fakes) await f.stop();
+  });
+  const withDiscord = async (token: string, messageContentIntent = true) => {
+    const fake = await startFakeDiscord({ messageContentIntent });
+    fakes.push(fake);
+    const env = isolatedEnv(tempDir(), {
+      GW_BIND_PORT: String(freePort()),
+      GW_COMMUNITY_BOT_TOKEN: token,
+      GW_COMMUNITY_API_URL: fake.apiUrl,
+    });
+    writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+    return doctor(env);
+  };
+
+  test("an accepted token and the Message Content intent: ok lines", async () => {
+    const r = await withDiscord(FAKE_BOT_TOKEN);
+    expect(r.out).toContain("ok   Discord bot token accepted (bot gw-test-bot");
+    expect(r.out).toContain("ok   Discord Message Content intent enabled");
+    expect(r.code).toBe(0);
+  });
+
+  test("a rejected token and a missing intent each get a FIX line", async () => {
+    const bad = await withDiscord("not-the-token");
+    expect(bad.out).toContain("FIX  Discord rejected GW_COMMUNITY_BOT_TOKEN");
+    expect(bad.out).toContain("Reset Token");
+    expect(bad.code).toBe(1);
+    const noIntent = await withDiscord(FAKE_BOT_TOKEN, false);
+    expect(noIntent.out).toContain("FIX  the Message Content intent is off");
+    expect(noIntent.out).toContain("Privileged Gateway Intents");
+    expect(noIntent.code).toBe(1);
+  });
 });

@@ -44,7 +44,7 @@ const error = (status: number, code: number, message: string, extra: Payload = {
 export function createRest(
   world: World,
   gateway: FakeGateway,
-  o: { token: string; gatewayUrl: () => string },
+  o: { token: string; gatewayUrl: () => string; messageContentIntent: boolean },
 ) {
   const requests: RecordedRequest[] = [];
   const posted: { channelId: string; body: Record<string, unknown>; message: Payload }[] = [];
@@ -141,6 +141,14 @@ export function createRest(
         session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
       });
     if (r.method === "GET" && r.path === "/users/@me") return json(200, world.userPayload(world.bot));
+    if (r.method === "GET" && r.path === "/applications/@me")
+      return json(200, {
+        id: world.application.id,
+        name: world.bot.username,
+        // GATEWAY_MESSAGE_CONTENT_LIMITED (a bot in fewer than 100 servers) when the intent is on.
+        flags: o.messageContentIntent ? 1 << 19 : 0,
+        bot: world.userPayload(world.bot),
+      });
     if (r.method === "POST" && r.path === "/users/@me/channels") {
       const recipient = world.users.get(String((r.body as { recipient_id?: string })?.recipient_id));
       if (!recipient) return error(400, 50035, "Invalid Form Body");

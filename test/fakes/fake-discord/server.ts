@@ -36,7 +36,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     messageContentIntent: opts.messageContentIntent ?? true,
     url: gatewayUrl,
   });
-  const rest = createRest(world, gateway, { token, gatewayUrl });
+  const rest = createRest(world, gateway, {
+    token,
+    gatewayUrl,
+    messageContentIntent: opts.messageContentIntent ?? true,
+  });
 
   server = Bun.serve<SocketData>({
     hostname: "127.0.0.1",
