@@ -180,7 +180,11 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     const kind = kindOf(m);
     const channelId = channelFor(kind, m.channel_id).id;
     const staged = stage([m]);
-    void queue.push(channelId, () => commit(channelId, kind, [m], staged));
+    queue
+      .push(channelId, () => commit(channelId, kind, [m], staged))
+      .catch((err) =>
+        log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
+      );
   };
 
   // --- catch-up: each known channel fetches what it missed, ahead of newer work in its queue ---
@@ -241,18 +245,15 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     if (!current || o.catchUp.maxMessages === 0) return;
     const rows = o.channels.ofSource("community_chat");
     const started = o.clock.now();
-    void Promise.all(rows.map((row) => queue.push(row.id, () => catchUpChannel(row, current)))).then(
-      (counts) =>
+    Promise.all(rows.map((row) => queue.push(row.id, () => catchUpChannel(row, current))))
+      .then((counts) => {
+        const messages = counts.reduce((a, b) => a + b, 0);
         log.info(
-          {
-            session: how,
-            channels: rows.length,
-            messages: counts.reduce((a, b) => a + b, 0),
-            ms: o.clock.now() - started,
-          },
+          { session: how, channels: rows.length, messages, ms: o.clock.now() - started },
           "Discord catch-up done",
-        ),
-    );
+        );
+      })
+      .catch((err) => log.error({ err: String(err) }, "Discord catch-up failed"));
   };
 
   // --- the link: login with retries, events, health -------------------------------------------
