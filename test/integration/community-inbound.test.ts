@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
+import type { CommunityTuning } from "../../src/connectors/community-chat/connector.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
 import { webhookSink } from "../fakes/webhook-sink.ts";
@@ -18,7 +19,13 @@ afterEach(async () => {
   for (const f of fakes.splice(0)) await f.stop();
 });
 
-async function world(opts: { allowlist?: (annId: string) => string; env?: Record<string, string> } = {}) {
+async function world(
+  opts: {
+    allowlist?: (annId: string) => string;
+    env?: Record<string, string>;
+    tuning?: Partial<CommunityTuning>;
+  } = {},
+) {
   const fake = await startFakeDiscord();
   fakes.push(fake);
   const ann = fake.user({ username: "ann_user", global_name: "Ann Global" });
@@ -30,6 +37,7 @@ async function world(opts: { allowlist?: (annId: string) => string; env?: Record
   const gw = await communityService(fake, {
     allowlist: (opts.allowlist ?? allowAnn)(ann.id),
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.tuning ? { tuning: opts.tuning } : {}),
   });
   const unread = async (query = "") => {
     const res = await gw.request("GET", `/messages/unread?limit=100${query}`, { headers: AGENT });
@@ -139,6 +147,23 @@ describe("inbound", () => {
     });
     const [m] = await w.waitUnread(1);
     expect(m).toMatchObject({ text: "", attachments: [{ mime: "text/plain", size_bytes: 1 }] });
+  });
+});
+
+describe("store failures", () => {
+  test("a message that cannot be stored is retried until it can: degraded meanwhile, nothing lost or reordered", async () => {
+    const w = await world({ tuning: { ingestRetryMaxMs: 50 } });
+    w.gw.svc.store.db.run(
+      "CREATE TRIGGER full_disk BEFORE INSERT ON messages BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    w.fake.message(w.general.id, { author: w.ann, content: "first" });
+    w.fake.message(w.general.id, { author: w.ann, content: "second" });
+    await w.gw.untilState("degraded");
+    expect((await w.gw.health()).detail).toContain("database or disk is full");
+    expect(await w.unread()).toEqual([]);
+    w.gw.svc.store.db.run("DROP TRIGGER full_disk");
+    expect((await w.waitUnread(2)).map((m) => m.text)).toEqual(["first", "second"]);
+    await w.gw.untilState("ok");
   });
 });
 
