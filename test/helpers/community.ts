@@ -107,12 +107,12 @@ export async function communityService(
     request,
     health,
     untilState,
-    /** Stops the service (connector first) and starts a new one on the same files. */
-    restart: async (between?: () => void | Promise<void>) => {
+    /** Stops the service (connector first), runs `between`, starts a new one on the same files. */
+    restart: async (between?: () => void | Promise<void>, until = "ok") => {
       await svc.close();
       await between?.();
       svc = await start();
-      await untilState("ok");
+      await untilState(until);
     },
   };
 }

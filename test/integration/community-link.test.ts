@@ -92,6 +92,28 @@ describe("no loss across downtime", () => {
   });
 });
 
+describe("catch-up failures", () => {
+  test("a channel whose catch-up failed keeps its position until a retry fills the gap", async () => {
+    const w = await world({ tuning: { catchUpRetryMs: 1_000 } });
+    w.say(w.general.id, "before");
+    await w.waitTexts(1);
+    await w.gw.restart(() => {
+      w.say(w.general.id, "missed", { dispatch: false });
+      // Both attempts of the first catch-up fail (restRetries 1).
+      w.fake.fail({ method: "GET", path: `/channels/${w.general.id}/messages`, status: 500, times: 2 });
+    }, "degraded");
+    w.say(w.general.id, "live after the failure");
+    expect(await w.waitTexts(2)).toEqual(["before", "live after the failure"]);
+    expect((await w.gw.health()).detail).toStartWith("Could not fetch what 1 channel(s) missed");
+    expect(await w.waitTexts(3)).toEqual(["before", "missed", "live after the failure"]);
+    await settle();
+    expect(await w.texts()).toHaveLength(3);
+    await w.gw.untilState("ok");
+    const position = w.gw.svc.store.channels.get(`community_chat:channel:${w.general.id}`)?.cursor;
+    expect(position).toBe(w.fake.history(w.general.id).at(-1)?.id as string);
+  });
+});
+
 describe("reconnects", () => {
   test.each([
     ["op 7 RECONNECT", (f: FakeDiscord) => f.gateway.reconnect()],

@@ -5,8 +5,9 @@
  * or fetched by catch-up) goes through that channel's serial queue, so a channel is ingested in order,
  * one batch per transaction with the channel's position; its attachments start downloading the moment
  * it arrives. At every new or resumed session each known channel first catches up from its stored
- * position (bounded by GW_COMMUNITY_CATCHUP_*), ahead of anything newer in its queue. A store failure
- * is retried with backoff (the queue waits, nothing is dropped); `stop` closes the gateway cleanly,
+ * position (bounded by GW_COMMUNITY_CATCHUP_*), ahead of anything newer in its queue; a channel whose
+ * catch-up failed keeps its position until a retry succeeds. A store failure is retried with backoff
+ * (the queue waits, nothing is dropped); `stop` closes the gateway cleanly,
  * aborts downloads and ingests nothing more, so what was not stored is fetched again next start.
  */
 import { rmSync } from "node:fs";
@@ -31,7 +32,13 @@ import {
   kindOfChannelId,
   toMessage,
 } from "./mapping.ts";
-import { FATAL_CLOSE, isTokenRejection, loginFailure, TOKEN_REJECTED } from "./platform-errors.ts";
+import {
+  FATAL_CLOSE,
+  isChannelGone,
+  isTokenRejection,
+  loginFailure,
+  TOKEN_REJECTED,
+} from "./platform-errors.ts";
 import { createSender } from "./sender.ts";
 
 export interface CommunityTuning {
@@ -50,6 +57,8 @@ export interface CommunityTuning {
   ingestRetryMaxMs: number;
   /** How long `stop` waits for queued work to settle. */
   stopDrainMs: number;
+  /** When a channel's catch-up failed, it is tried again after this long. */
+  catchUpRetryMs: number;
 }
 
 export const DEFAULT_TUNING: CommunityTuning = {
@@ -63,7 +72,10 @@ export const DEFAULT_TUNING: CommunityTuning = {
   loginRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
   ingestRetryMaxMs: 30_000,
   stopDrainMs: 5_000,
+  catchUpRetryMs: 30_000,
 };
+
+const seconds = (ms: number) => Math.round(ms / 1000);
 
 /** Channels whose history is fetched at once during a catch-up. */
 export const CATCH_UP_CONCURRENCY = 5;
@@ -93,6 +105,9 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   let link: DiscordLink | null = null;
   let state: LinkState = { phase: "starting", since: o.clock.now(), problem: null, lastAckAt: null };
   let storeError: string | null = null;
+  /** Channels whose catch-up failed: their position stays put until one succeeds, so the gap is kept. */
+  const behind = new Set<string>();
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
 
   const setPhase = (phase: LinkState["phase"], problem: string | null = null) => {
     if (state.phase === "failed") return;
@@ -102,13 +117,16 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     if (state.phase !== "failed") log.error({ detail }, "Discord connector stopped working");
     setPhase("failed", detail);
   };
+  /** Waits `ms`, or less when the connector stops. */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stopping.signal.addEventListener("abort", () => {
+      const done = () => {
         clearTimeout(timer);
+        stopping.signal.removeEventListener("abort", done);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      stopping.signal.addEventListener("abort", done);
     });
 
   // --- messages: stage (downloads start now), then commit in the channel's queue ----------------
@@ -157,7 +175,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
             classify(m, bot) === "deliver" ? [toMessage(m, kind, files[i] ?? [])] : [],
           ),
           cursor: null,
-          channelCursor: { channelId, position: last.id },
+          ...(behind.has(channelId) ? {} : { channelCursor: { channelId, position: last.id } }),
         });
         storeError = null;
         return;
@@ -219,6 +237,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
           current.history,
         ),
       );
+      behind.delete(row.id);
       if (missed.truncated)
         log.warn(
           { channel_id: row.id, fetched: missed.messages.length },
@@ -230,20 +249,35 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       }
       return missed.messages.length;
     } catch (err) {
-      if (isTokenRejection(err)) fail(TOKEN_REJECTED);
+      if (isTokenRejection(err)) {
+        fail(TOKEN_REJECTED);
+        return 0;
+      }
+      if (isChannelGone(err)) {
+        log.warn(
+          { channel_id: row.id, err: String(err) },
+          "channel deleted or closed to the bot; not caught up",
+        );
+        return 0;
+      }
+      behind.add(row.id);
       log.warn(
-        { channel_id: row.id, err: String(err) },
-        "catch-up of this channel failed; retried at the next session",
+        { channel_id: row.id, err: String(err), retry_in_ms: t.catchUpRetryMs },
+        "catch-up of this channel failed; its position waits until a retry succeeds",
       );
+      retryTimer ??= setTimeout(() => {
+        retryTimer = null;
+        catchUp("retry", (r) => behind.has(r.id));
+      }, t.catchUpRetryMs);
       return 0;
     }
   };
 
   /** Queues a catch-up in every known channel now, before any later message of the session. */
-  const catchUp = (how: "new" | "resumed") => {
+  const catchUp = (how: "new" | "resumed" | "retry", which: (row: ChannelRow) => boolean = () => true) => {
     const current = link;
-    if (!current || o.catchUp.maxMessages === 0) return;
-    const rows = o.channels.ofSource("community_chat");
+    if (!current || o.catchUp.maxMessages === 0 || stopping.signal.aborted) return;
+    const rows = o.channels.ofSource("community_chat").filter(which);
     const started = o.clock.now();
     Promise.all(rows.map((row) => queue.push(row.id, () => catchUpChannel(row, current))))
       .then((counts) => {
@@ -305,6 +339,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     },
     async stop() {
       stopping.abort();
+      if (retryTimer) clearTimeout(retryTimer);
       await link?.destroy();
       await Promise.race([queue.idle(), Bun.sleep(t.stopDrainMs)]);
       ingest = null;
@@ -315,8 +350,14 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
         loginDeadlineMs: t.loginDeadlineMs,
         silenceMs: t.heartbeatSilenceMs,
       });
-      if (storeError && h.state !== "error")
+      if (h.state === "error") return h;
+      if (storeError)
         return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
+      if (behind.size > 0 && h.state === "ok")
+        return {
+          state: "degraded",
+          detail: `Could not fetch what ${behind.size} channel(s) missed; retrying every ${seconds(t.catchUpRetryMs)} s.`,
+        };
       return h;
     },
   };

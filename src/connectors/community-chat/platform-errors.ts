@@ -43,6 +43,12 @@ export function isTokenRejection(err: unknown): boolean {
   );
 }
 
+/** The channel is gone or closed to the bot (403/404): asking again will not help. */
+export function isChannelGone(err: unknown): boolean {
+  const e = like(err);
+  return e.name?.startsWith("DiscordAPIError") === true && (e.status === 403 || e.status === 404);
+}
+
 export function sendFailure(err: unknown): AppError {
   const e = like(err);
   const name = e.name ?? "";
