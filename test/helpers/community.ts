@@ -1,8 +1,11 @@
 /**
  * A service wired exactly as `gw serve` wires it (createService + buildConnectors with the real
  * Discord connector and the real discord.js), logged in to a fake Discord that speaks the gateway and
- * REST protocols (test/fakes/discord). Timers are shortened through the connector's tuning only.
+ * REST protocols (test/fakes/fake-discord). Timers are shortened through the connector's tuning only.
+ * Call it inside a test: the service closes when that test ends (before the file's afterEach stops the
+ * fake), so no discord.js client outlives its test.
  */
+import { afterAll } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { HostInfo } from "../../src/config/paths.ts";
@@ -14,7 +17,7 @@ import { createService, type Service } from "../../src/service.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord } from "../fakes/fake-discord/server.ts";
 import { recordingLogger } from "./logger.ts";
 import { isolatedEnv, waitFor } from "./process.ts";
-import { closeAtEnd, makeRequest, TOKEN } from "./service.ts";
+import { makeRequest, TOKEN } from "./service.ts";
 import { tempDir } from "./temp.ts";
 
 export const TEST_TUNING: Partial<CommunityTuning> = {
@@ -79,7 +82,8 @@ export async function communityService(
       }),
     });
     await svc.start();
-    closeAtEnd(svc);
+    // Registered inside the running test, this hook runs when that test ends.
+    afterAll(() => svc.close());
     return svc;
   };
   let svc = await start();
