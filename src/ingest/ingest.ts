@@ -6,7 +6,8 @@
  * on; and then advances the connector's cursor (and its position in one channel, when given). The
  * owner's own message that echoes a send made through gw (same channel and text, within
  * ECHO_WINDOW_MS, not yet linked) is linked to that record instead. A crash at any instant leaves all
- * of it or none of it, so a connector that re-reads from its stored cursor can never lose or duplicate a message.
+ * of it or none of it, so a connector that re-reads from its stored cursor can never lose or
+ * duplicate a message.
  * Attachment bytes are staged (written under their attachment id) before the call; staged files of a
  * duplicate or a failed batch are removed here.
  */

@@ -1,8 +1,9 @@
 /**
  * POST /messages/send as a service function (spec E). In order: attachment shapes (400), the channel
  * must have been observed inbound (404 CHANNEL_NOT_FOUND), community-chat attachments (413) and blank
- * community-chat text (400: Discord cannot post it), `reply_to` must be a stored message of the same channel (404), the first device-messenger attachment
- * must resolve (stored bytes: 404 MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
+ * community-chat text (400: Discord cannot post it), `reply_to` must be a stored message of the same
+ * channel (404), the first device-messenger attachment must resolve (stored bytes: 404
+ * MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
  * from the channel's bucket (429), then the connector sends (under a message id allocated first, which
  * platforms use as their nonce) and one outbound record is stored.
  * Checks come before the token so a refused request never spends one.
