@@ -4,7 +4,8 @@
  * MessageContent intent when it is "disabled in the Developer Portal" (close 4014), then READY and one
  * GUILD_CREATE per guild. A session keeps its sequence and every dispatch, also while its socket is
  * closed, so RESUME replays what was missed, then RESUMED; an unknown session gets op 9 d:false. A
- * client closing with 1000 ends its session, as on Discord; one bot has one session at a time.
+ * client closing with 1000 ends its session, as on Discord. Several clients of one bot each get their
+ * own session and every dispatch, as two instances of a bot do on Discord.
  */
 import type { Server, ServerWebSocket } from "bun";
 import type { Payload, World } from "./world.ts";
@@ -34,6 +35,7 @@ export function createGateway(world: World, o: GatewayOptions) {
   const sessions = new Map<string, Session>();
   const counts = { identifies: 0, resumes: 0 };
   let ackHeartbeats = true;
+  let turn = 0;
 
   const send = (ws: ServerWebSocket<SocketData>, frame: Payload) => {
     if (ws.readyState === 1) ws.send(JSON.stringify(frame));
@@ -50,8 +52,6 @@ export function createGateway(world: World, o: GatewayOptions) {
     if (d.token !== o.token && d.token !== `Bot ${o.token}`) return ws.close(4004, "Authentication failed");
     if (!o.messageContentIntent && ((d.intents ?? 0) & MESSAGE_CONTENT_INTENT) !== 0)
       return ws.close(4014, "Disallowed intent(s).");
-    for (const old of sessions.values()) old.ws?.close(4009, "Session replaced");
-    sessions.clear();
     const session: Session = { id: crypto.randomUUID().replaceAll("-", ""), seq: 0, buffer: [], ws };
     sessions.set(session.id, session);
     ws.data.session = session;
@@ -114,9 +114,14 @@ export function createGateway(world: World, o: GatewayOptions) {
   return {
     websocket,
     upgrade: (req: Request, server: Server<SocketData>) => server.upgrade(req, { data: { session: null } }),
-    /** Sends a dispatch to the bot's session (buffered for a resume while its socket is down). */
+    /**
+     * Sends a dispatch to every session of the bot (buffered for a resume while a socket is down),
+     * starting with a different one each time so that no client is always served first.
+     */
     dispatch: (t: string, d: unknown) => {
-      for (const s of sessions.values()) push(s, t, d);
+      const all = [...sessions.values()];
+      turn += 1;
+      for (let i = 0; i < all.length; i++) push(all[(i + turn) % all.length] as Session, t, d);
     },
     control: {
       get identifies() {
