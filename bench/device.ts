@@ -44,21 +44,14 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { Subprocess } from "bun";
 import { type ChatDbWriter, openChatDbWriter } from "../src/demo/chatdb-writer.ts";
 import type { ProcessStats } from "./device-child.ts";
 import { now } from "./device-child.ts";
+import { Child, live } from "./lib/child.ts";
+import { type Dist, dist, intEnv, mulberry32, pct } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw.replaceAll("_", ""));
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 const SAMPLES_ON = intEnv("BENCH_SAMPLES_ON", 200, 1);
 const SAMPLES_OFF = intEnv("BENCH_SAMPLES_OFF", 120, 1);
@@ -102,157 +95,7 @@ const HERE = import.meta.dir;
 
 const progress = (s: string) => process.stderr.write(`[device] ${s}\n`);
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = mulberry32(SEED);
-
-// ---------------------------------------------------------------------------------------------------
-// Child processes (line protocol of bench/device-child.ts)
-
-type Msg = Record<string, unknown> & { id?: number; recvAt: number };
-
-class Child {
-  readonly proc: Subprocess<"pipe", "pipe", "pipe">;
-  readonly msgs: Msg[] = [];
-  /** This child's clock minus ours, ms (set by calibrate), and its uncertainty (half the min RTT). */
-  offsetMs = 0;
-  offsetErrMs = Number.NaN;
-  private listeners = new Set<() => void>();
-  private nextId = 1;
-  private stderrTail = "";
-  private exitCode: number | null = null;
-
-  constructor(
-    readonly name: string,
-    args: string[],
-    env: Record<string, string>,
-  ) {
-    this.proc = Bun.spawn([process.execPath, ...args], {
-      env,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    void this.pumpStdout();
-    void this.pumpStderr();
-    void this.proc.exited.then((code) => {
-      this.exitCode = code;
-      for (const l of [...this.listeners]) l();
-    });
-    live.add(this);
-  }
-
-  private async pumpStdout() {
-    const decoder = new TextDecoder();
-    let buf = "";
-    for await (const chunk of this.proc.stdout) {
-      const recvAt = now();
-      buf += decoder.decode(chunk, { stream: true });
-      for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line.trim() !== "") this.msgs.push({ ...(JSON.parse(line) as Record<string, unknown>), recvAt });
-      }
-      for (const l of [...this.listeners]) l();
-    }
-  }
-
-  private async pumpStderr() {
-    const decoder = new TextDecoder();
-    for await (const chunk of this.proc.stderr) {
-      this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(-4000);
-    }
-  }
-
-  waitFor(pred: (m: Msg) => boolean, timeoutMs: number, what: string): Promise<Msg> {
-    return new Promise((resolve, reject) => {
-      const scan = () => this.msgs.find(pred);
-      const hit = scan();
-      if (hit) return resolve(hit);
-      const done = () => {
-        clearTimeout(timer);
-        this.listeners.delete(check);
-      };
-      const check = () => {
-        const m = scan();
-        if (m) {
-          done();
-          resolve(m);
-        } else if (this.exitCode !== null) {
-          done();
-          reject(
-            new Error(`${this.name} exited (${this.exitCode}) waiting for ${what}:\n${this.stderrTail}`),
-          );
-        }
-      };
-      const timer = setTimeout(() => {
-        this.listeners.delete(check);
-        reject(
-          new Error(`${this.name}: timed out after ${timeoutMs} ms waiting for ${what}:\n${this.stderrTail}`),
-        );
-      }, timeoutMs);
-      this.listeners.add(check);
-      check();
-    });
-  }
-
-  send(cmd: Record<string, unknown>): number {
-    const id = this.nextId++;
-    this.proc.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
-    this.proc.stdin.flush();
-    return id;
-  }
-
-  request(cmd: Record<string, unknown>, timeoutMs = 10_000): Promise<Msg> {
-    const id = this.send(cmd);
-    return this.waitFor((m) => m.id === id, timeoutMs, String(cmd.cmd));
-  }
-
-  async stats(): Promise<ProcessStats> {
-    return (await this.request({ cmd: "stats" })).stats as ProcessStats;
-  }
-
-  async calibrate(pings = 25): Promise<void> {
-    let best = { rtt: Number.POSITIVE_INFINITY, off: 0 };
-    for (let i = 0; i < pings; i++) {
-      const t1 = now();
-      const r = await this.request({ cmd: "ping" });
-      const rtt = r.recvAt - t1;
-      if (rtt < best.rtt) best = { rtt, off: (r.t as number) - (t1 + r.recvAt) / 2 };
-    }
-    this.offsetMs = best.off;
-    this.offsetErrMs = best.rtt / 2;
-  }
-
-  async stop(): Promise<void> {
-    if (this.exitCode === null) {
-      try {
-        this.send({ cmd: "stop" });
-      } catch {}
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const exited = await Promise.race([
-        this.proc.exited,
-        new Promise<null>((resolve) => {
-          timer = setTimeout(() => resolve(null), 10_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (exited === null) this.proc.kill();
-      await this.proc.exited;
-    }
-    live.delete(this);
-  }
-}
-
-const live = new Set<Child>();
 
 // ---------------------------------------------------------------------------------------------------
 // Work directory, chat.db, gw environment
@@ -318,39 +161,6 @@ function setupChatDb(): ChatDbWriter {
     participants: [FRIEND, STRANGER],
   });
   return writer;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Statistics
-
-function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
-}
-
-interface Dist {
-  n: number;
-  min: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-function dist(values: readonly number[]): Dist {
-  const s = [...values].sort((a, b) => a - b);
-  const r = (x: number) => Math.round(x * 100) / 100;
-  return {
-    n: s.length,
-    min: r(s[0] ?? Number.NaN),
-    p50: r(pct(s, 50)),
-    p90: r(pct(s, 90)),
-    p99: r(pct(s, 99)),
-    max: r(s[s.length - 1] ?? Number.NaN),
-    mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,146 @@
+/**
+ * A benchmark's child process speaking the line protocol of bench/device-child.ts: JSON lines out
+ * (each stamped with its arrival time here), JSON commands in, request/answer by id, clock calibration
+ * with pings (offset = the child's clock minus ours, from the ping with the smallest round trip), and a
+ * stop that falls back to kill. `live` holds the children still running, for cleanup on Ctrl-C.
+ */
+import type { Subprocess } from "bun";
+import type { ProcessStats } from "../device-child.ts";
+import { now } from "../device-child.ts";
+
+export type Msg = Record<string, unknown> & { id?: number; recvAt: number };
+
+export const live = new Set<Child>();
+
+export class Child {
+  readonly proc: Subprocess<"pipe", "pipe", "pipe">;
+  readonly msgs: Msg[] = [];
+  /** This child's clock minus ours, ms (set by calibrate), and its uncertainty (half the min RTT). */
+  offsetMs = 0;
+  offsetErrMs = Number.NaN;
+  private listeners = new Set<() => void>();
+  private nextId = 1;
+  private stderrTail = "";
+  private exitCode: number | null = null;
+
+  constructor(
+    readonly name: string,
+    args: string[],
+    env: Record<string, string>,
+  ) {
+    this.proc = Bun.spawn([process.execPath, ...args], {
+      env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    void this.pumpStdout();
+    void this.pumpStderr();
+    void this.proc.exited.then((code) => {
+      this.exitCode = code;
+      for (const l of [...this.listeners]) l();
+    });
+    live.add(this);
+  }
+
+  private async pumpStdout() {
+    const decoder = new TextDecoder();
+    let buf = "";
+    for await (const chunk of this.proc.stdout) {
+      const recvAt = now();
+      buf += decoder.decode(chunk, { stream: true });
+      for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (line.trim() !== "") this.msgs.push({ ...(JSON.parse(line) as Record<string, unknown>), recvAt });
+      }
+      for (const l of [...this.listeners]) l();
+    }
+  }
+
+  private async pumpStderr() {
+    const decoder = new TextDecoder();
+    for await (const chunk of this.proc.stderr) {
+      this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(-4000);
+    }
+  }
+
+  waitFor(pred: (m: Msg) => boolean, timeoutMs: number, what: string): Promise<Msg> {
+    return new Promise((resolve, reject) => {
+      const scan = () => this.msgs.find(pred);
+      const hit = scan();
+      if (hit) return resolve(hit);
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      const check = () => {
+        const m = scan();
+        if (m) {
+          done();
+          resolve(m);
+        } else if (this.exitCode !== null) {
+          done();
+          reject(
+            new Error(`${this.name} exited (${this.exitCode}) waiting for ${what}:\n${this.stderrTail}`),
+          );
+        }
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        reject(
+          new Error(`${this.name}: timed out after ${timeoutMs} ms waiting for ${what}:\n${this.stderrTail}`),
+        );
+      }, timeoutMs);
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  send(cmd: Record<string, unknown>): number {
+    const id = this.nextId++;
+    this.proc.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
+    this.proc.stdin.flush();
+    return id;
+  }
+
+  request(cmd: Record<string, unknown>, timeoutMs = 10_000): Promise<Msg> {
+    const id = this.send(cmd);
+    return this.waitFor((m) => m.id === id, timeoutMs, String(cmd.cmd));
+  }
+
+  async stats(): Promise<ProcessStats> {
+    return (await this.request({ cmd: "stats" })).stats as ProcessStats;
+  }
+
+  async calibrate(pings = 25): Promise<void> {
+    let best = { rtt: Number.POSITIVE_INFINITY, off: 0 };
+    for (let i = 0; i < pings; i++) {
+      const t1 = now();
+      const r = await this.request({ cmd: "ping" });
+      const rtt = r.recvAt - t1;
+      if (rtt < best.rtt) best = { rtt, off: (r.t as number) - (t1 + r.recvAt) / 2 };
+    }
+    this.offsetMs = best.off;
+    this.offsetErrMs = best.rtt / 2;
+  }
+
+  async stop(): Promise<void> {
+    if (this.exitCode === null) {
+      try {
+        this.send({ cmd: "stop" });
+      } catch {}
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const exited = await Promise.race([
+        this.proc.exited,
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), 10_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (exited === null) this.proc.kill();
+      await this.proc.exited;
+    }
+    live.delete(this);
+  }
+}
