@@ -241,7 +241,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       if (missed.truncated)
         log.warn(
           { channel_id: row.id, fetched: missed.messages.length },
-          "catch-up bound reached (GW_COMMUNITY_CATCHUP_MAX_MESSAGES): older missed messages of this channel are not fetched",
+          "catch-up bound reached (GW_COMMUNITY_CATCHUP_MAX_MESSAGES): what this channel missed after these, if anything, is not fetched",
         );
       for (let i = 0; i < missed.messages.length; i += HISTORY_PAGE) {
         const page = missed.messages.slice(i, i + HISTORY_PAGE);
