@@ -105,8 +105,13 @@ export async function demo(ctx: CommandContext): Promise<number> {
   let n = 0;
   const generator = setInterval(() => {
     const [from, text] = LINES[n % LINES.length] as [string, string];
-    n += 1;
-    writer.message({ chatGuid: `any;-;${from}`, from, text });
+    try {
+      writer.message({ chatGuid: `any;-;${from}`, from, text });
+      n += 1;
+    } catch (err) {
+      // Busy past its timeout (e.g. the stand-in writing a reply): this line goes out on the next tick.
+      log.warn({ err: String(err) }, "demo: could not write the next simulated message; trying again");
+    }
   }, intervalMs);
 
   return await new Promise<number>((resolve) => {

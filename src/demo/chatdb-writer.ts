@@ -277,8 +277,8 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
   return {
     db,
     handle: (id, service = "iMessage") => getOrCreateHandle(db, id, service),
-    chat: (c) => db.transaction(() => getOrCreateChat(db, c))(),
-    message: (m) => db.transaction(() => insertMessage(db, m, account, now))(),
+    chat: (c) => db.transaction(() => getOrCreateChat(db, c)).immediate(),
+    message: (m) => db.transaction(() => insertMessage(db, m, account, now)).immediate(),
     joinChat: (rowid, chatGuid) => joinLate(db, rowid, chatGuid),
     maxRowid: () => get<{ m: number | null }>(db, SQL.maxRowid)?.m ?? 0,
     close: () => db.close(),
