@@ -16,13 +16,12 @@
  * connections; stops cleanly (closing the store) on SIGTERM or SIGINT.
  */
 import { join } from "node:path";
-import { formatProblems, loadConfig, secretValues } from "../src/config/load.ts";
 import { systemClock } from "../src/core/ports.ts";
 import { formatTimestamp } from "../src/core/time.ts";
-import { createLogger } from "../src/log/logger.ts";
 import { createService } from "../src/service.ts";
 import { toEnvelope } from "../src/store/envelope.ts";
 import { openStore } from "../src/store/store.ts";
+import { serveSetup } from "./lib/gw-child.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if ((mode !== "gateway" && mode !== "raw") || !dir || !portArg) {
@@ -46,17 +45,8 @@ if (mode === "gateway") {
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
     GW_CHAT_DB_PATH: join(dir, "chat.db"),
   };
-  const host = { platform: process.platform, homeDir: dir, cwd: dir };
-  const loaded = loadConfig(env, host);
-  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
-  const config = loaded.config;
   // As `gw serve`: JSON lines to <log dir>/gw.log and stderr, at the default level (info).
-  const log = createLogger({
-    dir: config.logDir,
-    level: config.logLevel,
-    secrets: secretValues(config),
-    stderr: process.stderr,
-  });
+  const { host, config, log } = serveSetup(env, dir);
   const svc = createService({ config, clock: systemClock, log, host, connectors: () => ({}) });
   await svc.start();
   svc.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });

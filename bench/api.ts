@@ -37,17 +37,10 @@ import { createIdFactory } from "../src/core/ids.ts";
 import { toEnvelope } from "../src/store/envelope.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { openStore } from "../src/store/store.ts";
+import { intEnv, mulberry32 } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw.replaceAll("_", ""));
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 const ROWS = intEnv("BENCH_ROWS", 100_000, 5_000);
 const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 32, 1);
@@ -83,17 +76,6 @@ const CHUNK = 50_000;
 
 // ---------------------------------------------------------------------------------------------------
 // Deterministic data
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS =
   "ok yes no maybe later tonight tomorrow dinner meeting call back see you soon thanks great sounds good where are we the a on at is it running late almost there can you send me file link photo address when what why how love this lol nice".split(

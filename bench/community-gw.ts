@@ -12,45 +12,22 @@
  * reported as `{"ingested":[texts],"t":<now>}` the instant its transaction returned (the connector's
  * ingest function is wrapped at the registry; nothing in src changes).
  */
-import { formatProblems, loadConfig, secretValues } from "../src/config/load.ts";
 import { buildConnectors } from "../src/connectors/registry.ts";
 import { systemClock } from "../src/core/ports.ts";
 import { bunSpawner } from "../src/core/spawn.ts";
-import type { Ingest } from "../src/ingest/ingest.ts";
-import { createLogger } from "../src/log/logger.ts";
 import { createService } from "../src/service.ts";
 import { emit, now, processStats, serveCommands } from "./device-child.ts";
+import { serveSetup, traceIngest } from "./lib/gw-child.ts";
 
-const env = process.env as Record<string, string | undefined>;
-const home = env.HOME ?? "/tmp";
-const host = { platform: process.platform, homeDir: home, cwd: home };
-const loaded = loadConfig(env, host);
-if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
-const config = loaded.config;
-const log = createLogger({
-  dir: config.logDir,
-  level: config.logLevel,
-  secrets: secretValues(config),
-  stderr: process.stderr,
-});
+const { env, host, config, log } = serveSetup(process.env);
 
 const build = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
-const traced: typeof build =
+const traced =
   env.BENCH_TRACE_INGEST !== "1"
     ? build
-    : (shared) => {
-        const registry = build(shared);
-        for (const c of Object.values(registry)) {
-          const start = c.start.bind(c);
-          c.start = (ingest: Ingest) =>
-            start((batch) => {
-              const out = ingest(batch);
-              if (batch.messages.length > 0) emit({ ingested: batch.messages.map((m) => m.text), t: now() });
-              return out;
-            });
-        }
-        return registry;
-      };
+    : traceIngest(build, (batch) => {
+        if (batch.messages.length > 0) emit({ ingested: batch.messages.map((m) => m.text), t: now() });
+      });
 
 const tCreate = performance.now();
 const svc = createService({ config, clock: systemClock, log, host, connectors: traced });

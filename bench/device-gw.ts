@@ -14,14 +14,12 @@
  * BENCH_TRACE_INGEST=1 reports every ingest batch (see traced below; off for the backlog run).
  * Prints one line `{"ready":<port>, ...}` on stdout, then answers the commands of device-child.ts.
  */
-import { formatProblems, loadConfig, secretValues } from "../src/config/load.ts";
 import { buildConnectors } from "../src/connectors/registry.ts";
 import { systemClock } from "../src/core/ports.ts";
 import { bunSpawner } from "../src/core/spawn.ts";
-import type { Ingest } from "../src/ingest/ingest.ts";
-import { createLogger } from "../src/log/logger.ts";
 import { createService } from "../src/service.ts";
 import { emit, now, processStats, serveCommands } from "./device-child.ts";
+import { serveSetup, traceIngest } from "./lib/gw-child.ts";
 
 const mode = process.argv[2];
 if (mode !== "on" && mode !== "off" && mode !== "bare") {
@@ -30,45 +28,22 @@ if (mode !== "on" && mode !== "off" && mode !== "bare") {
 }
 
 /**
- * With BENCH_TRACE_INGEST=1, wraps the ingest function each connector is started with (nothing else
- * changes): after every batch that moved the cursor it prints
- * `{"ingested":<cursor>,"n":<messages>,"t":<now>}`, the instant the batch's transaction has committed,
- * from which on GET /messages/unread lists it.
+ * With BENCH_TRACE_INGEST=1, every batch that moved the cursor is reported as
+ * `{"ingested":<cursor>,"n":<messages>,"t":<now>}` the instant its transaction has committed.
  */
-function traced(build: ReturnType<typeof buildConnectors>): ReturnType<typeof buildConnectors> {
-  if (process.env.BENCH_TRACE_INGEST !== "1") return build;
-  return (shared) => {
-    const registry = build(shared);
-    for (const c of Object.values(registry)) {
-      const start = c.start.bind(c);
-      c.start = (ingest: Ingest) =>
-        start((batch) => {
-          const out = ingest(batch);
-          if (batch.cursor !== null)
-            emit({ ingested: Number(batch.cursor), n: batch.messages.length, t: now() });
-          return out;
-        });
-    }
-    return registry;
-  };
-}
+const traced = (build: ReturnType<typeof buildConnectors>) =>
+  process.env.BENCH_TRACE_INGEST !== "1"
+    ? build
+    : traceIngest(build, (batch) => {
+        if (batch.cursor !== null)
+          emit({ ingested: Number(batch.cursor), n: batch.messages.length, t: now() });
+      });
 
 if (mode === "bare") {
   emit({ ready: 0, stats: processStats() });
   await serveCommands(() => {});
 } else {
-  const env = process.env as Record<string, string | undefined>;
-  const home = env.HOME ?? "/tmp";
-  const host = { platform: process.platform, homeDir: home, cwd: home };
-  const loaded = loadConfig(env, host);
-  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
-  const config = loaded.config;
-  const log = createLogger({
-    dir: config.logDir,
-    level: config.logLevel,
-    secrets: secretValues(config),
-    stderr: process.stderr,
-  });
+  const { env, host, config, log } = serveSetup(process.env);
   const tCreate = performance.now();
   const svc = createService({
     config,

@@ -29,17 +29,10 @@ import {
 } from "../src/store/messages.ts";
 import { type UnreadFilter, unreadCandidatesSql } from "../src/store/reads.ts";
 import { openStore, type Store } from "../src/store/store.ts";
+import { intEnv, mulberry32 } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw.replaceAll("_", ""));
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 const ROWS = intEnv("BENCH_ROWS", 1_000_000, 2_000);
 const ITERS = intEnv("BENCH_ITERS", 2_000, 1);
@@ -63,17 +56,6 @@ const WHAT_IF = "[cache_size 256 MiB] ";
 
 // ---------------------------------------------------------------------------------------------------
 // Deterministic data generation
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rng = mulberry32(SEED);
 const randInt = (n: number): number => Math.floor(rng() * n);

@@ -44,17 +44,10 @@ import { toEnvelope } from "../src/store/envelope.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { MAX_IN_FLIGHT } from "../src/webhooks/dispatcher.ts";
 import { signedHeaders } from "../src/webhooks/sign.ts";
+import { intEnv } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw.replaceAll("_", ""));
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 200, 10);
 const GAP_MS = intEnv("BENCH_GAP_MS", 20, 0);

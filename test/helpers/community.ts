@@ -18,6 +18,9 @@ import { FAKE_BOT_TOKEN, type FakeDiscord } from "../fakes/fake-discord/server.t
 import { recordingLogger } from "./logger.ts";
 import { isolatedEnv, waitFor } from "./process.ts";
 import { makeRequest, TOKEN } from "./service.ts";
+
+export { allowAnn } from "./service.ts";
+
 import { tempDir } from "./temp.ts";
 
 export const TEST_TUNING: Partial<CommunityTuning> = {
@@ -27,19 +30,6 @@ export const TEST_TUNING: Partial<CommunityTuning> = {
   loginRetryMs: [200],
   stopDrainMs: 2_000,
 };
-
-/** Ann is allowlisted on both platforms as person "ann": her phone number and her Discord user id. */
-export const allowAnn = (discordUserId: string) => `
-[[entry]]
-source = "device_messenger"
-id = "+15555550100"
-person_id = "ann"
-display_name = "Ann"
-[[entry]]
-source = "community_chat"
-id = "${discordUserId}"
-person_id = "ann"
-`;
 
 export async function communityService(
   fake: FakeDiscord,

@@ -21,7 +21,8 @@ export const TOKEN = "test-token-0123456789abcdef";
 export const AUTH = { authorization: `Bearer ${TOKEN}` };
 export const AGENT = { ...AUTH, "x-agent-id": "agent-a" };
 
-export const ALLOWLIST = `
+/** Ann is allowlisted on both platforms as person "ann": her phone number and a Discord user id. */
+export const allowAnn = (discordUserId: string) => `
 [[entry]]
 source = "device_messenger"
 id = "+15555550100"
@@ -29,9 +30,11 @@ person_id = "ann"
 display_name = "Ann"
 [[entry]]
 source = "community_chat"
-id = "1001"
+id = "${discordUserId}"
 person_id = "ann"
 `;
+
+export const ALLOWLIST = allowAnn("1001");
 
 const open: { close(): Promise<void> }[] = [];
 
