@@ -2,36 +2,25 @@
  * The community-chat (Discord) connector (runner). `start` opens the gateway link in the background
  * (discord.js is imported only then) and returns at once; login has its own deadline in the health
  * report and non-fatal failures are retried with backoff. Every message of a channel (live, replayed,
- * or fetched by catch-up) goes through that channel's serial queue, so a channel is ingested in order,
- * one batch per transaction with the channel's position; its attachments start downloading the moment
- * it arrives. At every new or resumed session each known channel first catches up from its stored
- * position (bounded by GW_COMMUNITY_CATCHUP_*), ahead of anything newer in its queue; a channel whose
- * catch-up failed keeps its position until a retry succeeds. A store failure is retried with backoff
- * (the queue waits, nothing is dropped); `stop` closes the gateway cleanly,
- * aborts downloads and ingests nothing more, so what was not stored is fetched again next start.
+ * or fetched by catch-up) goes through that channel's serial queue into the inbox, so a channel is
+ * stored in order, one batch per transaction with the channel's position. At every new or resumed
+ * session each known channel first catches up from its stored position (bounded by
+ * GW_COMMUNITY_CATCHUP_*), ahead of anything newer in its queue; a channel whose catch-up failed keeps
+ * its position until a retry succeeds. `stop` closes the gateway cleanly, aborts downloads and stores
+ * nothing more, so what was not stored is fetched again at the next start.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import type { IdFactory } from "../../core/ids.ts";
 import { createKeyedQueue } from "../../core/keyed-queue.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
-import type { Ingest, StagedAttachment } from "../../ingest/ingest.ts";
+import { createSlots } from "../../core/slots.ts";
+import type { Ingest } from "../../ingest/ingest.ts";
 import type { ChannelRow, ChannelStore } from "../../store/channels.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
-import { DOWNLOAD_TIMEOUT_MS, downloadAll } from "./attachments.ts";
 import { fetchMissed, HISTORY_PAGE } from "./catch-up.ts";
 import type { DiscordLink, LinkOptions } from "./discord-link.ts";
 import { type LinkState, linkHealth } from "./health.ts";
-import {
-  asDiscordMessage,
-  type ChannelKind,
-  channelFor,
-  classify,
-  type DiscordMessage,
-  kindOf,
-  kindOfChannelId,
-  toMessage,
-} from "./mapping.ts";
+import { createInbox } from "./inbox.ts";
+import { asDiscordMessage, channelFor, kindOf, kindOfChannelId } from "./mapping.ts";
 import {
   FATAL_CLOSE,
   isChannelGone,
@@ -40,45 +29,11 @@ import {
   TOKEN_REJECTED,
 } from "./platform-errors.ts";
 import { createSender } from "./sender.ts";
+import { CATCH_UP_CONCURRENCY, type CommunityTuning, DEFAULT_TUNING } from "./tuning.ts";
 
-export interface CommunityTuning {
-  /** After this long without a ready session, health turns `degraded`. */
-  loginDeadlineMs: number;
-  /** Connected but no heartbeat acknowledged this long: `degraded` (Discord beats every ~41 s). */
-  heartbeatSilenceMs: number;
-  restTimeoutMs: number;
-  restRetries: number;
-  maxRateLimitWaitMs: number;
-  throttleIdentify: boolean;
-  downloadTimeoutMs: number;
-  /** Waits between login attempts that failed for a reason worth retrying; the last repeats. */
-  loginRetryMs: readonly number[];
-  /** Longest wait between retries of a failed ingest. */
-  ingestRetryMaxMs: number;
-  /** How long `stop` waits for queued work to settle. */
-  stopDrainMs: number;
-  /** When a channel's catch-up failed, it is tried again after this long. */
-  catchUpRetryMs: number;
-}
-
-export const DEFAULT_TUNING: CommunityTuning = {
-  loginDeadlineMs: 30_000,
-  heartbeatSilenceMs: 100_000,
-  restTimeoutMs: 10_000,
-  restRetries: 2,
-  maxRateLimitWaitMs: 3_000,
-  throttleIdentify: true,
-  downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS,
-  loginRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
-  ingestRetryMaxMs: 30_000,
-  stopDrainMs: 5_000,
-  catchUpRetryMs: 30_000,
-};
+export type { CommunityTuning } from "./tuning.ts";
 
 const seconds = (ms: number) => Math.round(ms / 1000);
-
-/** Channels whose history is fetched at once during a catch-up. */
-export const CATCH_UP_CONCURRENCY = 5;
 
 export interface CommunityChatOptions {
   token: string;
@@ -101,10 +56,8 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   const t: CommunityTuning = { ...DEFAULT_TUNING, ...o.tuning };
   const queue = createKeyedQueue();
   const stopping = new AbortController();
-  let ingest: Ingest | null = null;
   let link: DiscordLink | null = null;
   let state: LinkState = { phase: "starting", since: o.clock.now(), problem: null, lastAckAt: null };
-  let storeError: string | null = null;
   /** Channels whose catch-up failed: their position stays put until one succeeds, so the gap is kept. */
   const behind = new Set<string>();
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -129,65 +82,20 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       stopping.signal.addEventListener("abort", done);
     });
 
-  // --- messages: stage (downloads start now), then commit in the channel's queue ----------------
-
-  const stage = (payloads: readonly DiscordMessage[]): Promise<StagedAttachment[][]> => {
-    const bot = link?.botUser()?.id ?? null;
-    return Promise.all(
-      payloads.map((m) =>
-        classify(m, bot) === "deliver" && (m.attachments ?? []).length > 0 && !o.isStored(m.id)
-          ? downloadAll(m.id, m.attachments ?? [], {
-              dir: o.attachmentDir,
-              maxBytes: o.attachmentMaxBytes,
-              timeoutMs: t.downloadTimeoutMs,
-              ids: o.ids,
-              log,
-              fetch: o.fetch,
-              signal: stopping.signal,
-            })
-          : Promise.resolve([]),
-      ),
-    );
-  };
-
-  const discardFiles = (staged: readonly StagedAttachment[][]) => {
-    for (const a of staged.flat()) if (a.fileName) rmSync(join(o.attachmentDir, a.fileName), { force: true });
-  };
-
-  /** Stores one batch of a channel, oldest first, with the channel's new position; retried until it holds. */
-  const commit = async (
-    channelId: string,
-    kind: ChannelKind,
-    payloads: readonly DiscordMessage[],
-    first: Promise<StagedAttachment[][]>,
-  ): Promise<void> => {
-    const last = payloads.at(-1);
-    if (!last) return;
-    const bot = link?.botUser()?.id ?? null;
-    let staged = first;
-    for (let attempt = 0; ; attempt++) {
-      const files = await staged;
-      if (stopping.signal.aborted || !ingest) return discardFiles(files);
-      try {
-        ingest({
-          source: "community_chat",
-          messages: payloads.flatMap((m, i) =>
-            classify(m, bot) === "deliver" ? [toMessage(m, kind, files[i] ?? [])] : [],
-          ),
-          cursor: null,
-          ...(behind.has(channelId) ? {} : { channelCursor: { channelId, position: last.id } }),
-        });
-        storeError = null;
-        return;
-      } catch (err) {
-        if (storeError === null)
-          log.error({ err: String(err), channel_id: channelId }, "storing Discord messages failed; retrying");
-        storeError = String(err);
-      }
-      await pause(Math.min(1_000 * 2 ** attempt, t.ingestRetryMaxMs));
-      staged = stage(payloads);
-    }
-  };
+  const inbox = createInbox({
+    attachmentDir: o.attachmentDir,
+    attachmentMaxBytes: o.attachmentMaxBytes,
+    downloadTimeoutMs: t.downloadTimeoutMs,
+    ingestRetryMaxMs: t.ingestRetryMaxMs,
+    isStored: o.isStored,
+    botId: () => link?.botUser()?.id ?? null,
+    holdsPosition: (channelId) => behind.has(channelId),
+    ids: o.ids,
+    log,
+    fetch: o.fetch,
+    signal: stopping.signal,
+    pause,
+  });
 
   const onMessage = (payload: unknown) => {
     const m = asDiscordMessage(payload);
@@ -197,9 +105,9 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     }
     const kind = kindOf(m);
     const channelId = channelFor(kind, m.channel_id).id;
-    const staged = stage([m]);
+    const staged = inbox.stage([m]);
     queue
-      .push(channelId, () => commit(channelId, kind, [m], staged))
+      .push(channelId, () => inbox.commit(channelId, kind, [m], staged))
       .catch((err) =>
         log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
       );
@@ -207,19 +115,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
 
   // --- catch-up: each known channel fetches what it missed, ahead of newer work in its queue ---
 
-  let fetchSlots = CATCH_UP_CONCURRENCY;
-  const waiting: (() => void)[] = [];
-  const withSlot = async <T>(work: () => Promise<T>): Promise<T> => {
-    if (fetchSlots === 0) await new Promise<void>((r) => waiting.push(r));
-    else fetchSlots -= 1;
-    try {
-      return await work();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else fetchSlots += 1;
-    }
-  };
+  const withSlot = createSlots(CATCH_UP_CONCURRENCY);
 
   const catchUpChannel = async (row: ChannelRow, current: DiscordLink): Promise<number> => {
     const kind = kindOfChannelId(row.id);
@@ -245,7 +141,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
         );
       for (let i = 0; i < missed.messages.length; i += HISTORY_PAGE) {
         const page = missed.messages.slice(i, i + HISTORY_PAGE);
-        await commit(row.id, kind, page, stage(page));
+        await inbox.commit(row.id, kind, page, inbox.stage(page));
       }
       return missed.messages.length;
     } catch (err) {
@@ -334,7 +230,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   return {
     source: "community_chat",
     async start(target: Ingest) {
-      ingest = target;
+      inbox.setIngest(target);
       void connect().catch((err) => fail(`The Discord connector could not start: ${String(err)}`));
     },
     async stop() {
@@ -342,7 +238,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       if (retryTimer) clearTimeout(retryTimer);
       await link?.destroy();
       await Promise.race([queue.idle(), Bun.sleep(t.stopDrainMs)]);
-      ingest = null;
+      inbox.setIngest(null);
     },
     send: createSender({ link: () => link, onTokenRejected: () => fail(TOKEN_REJECTED), log }),
     health(): ConnectorHealth {
@@ -351,6 +247,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
         silenceMs: t.heartbeatSilenceMs,
       });
       if (h.state === "error") return h;
+      const storeError = inbox.storeError();
       if (storeError)
         return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
       if (behind.size > 0 && h.state === "ok")

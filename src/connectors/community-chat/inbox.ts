@@ -1,0 +1,115 @@
+/**
+ * From Discord payloads to stored messages (runner). `stage` starts the attachment downloads of a batch
+ * at once (Discord's links expire); `commit` waits for them and stores the batch in one ingest
+ * transaction with the channel's new position, unless `holdsPosition` says the channel has a gap to
+ * fill first; a failed transaction is retried with backoff until it holds (its downloads are made
+ * again: ingest removes the staged files of a failed batch). After `stop`, nothing more is stored and
+ * staged files are removed. The caller runs `commit` in the channel's serial queue, so a channel is
+ * stored in order.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { IdFactory } from "../../core/ids.ts";
+import type { Logger } from "../../core/ports.ts";
+import type { Ingest, StagedAttachment } from "../../ingest/ingest.ts";
+import { downloadAll } from "./attachments.ts";
+import { type ChannelKind, classify, type DiscordMessage, toMessage } from "./mapping.ts";
+
+export interface InboxDeps {
+  attachmentDir: string;
+  attachmentMaxBytes: number;
+  downloadTimeoutMs: number;
+  ingestRetryMaxMs: number;
+  isStored: (platformId: string) => boolean;
+  /** The bot's own user id, once known: its messages are never stored. */
+  botId: () => string | null;
+  holdsPosition: (channelId: string) => boolean;
+  ids: IdFactory;
+  log: Logger;
+  fetch: typeof fetch;
+  /** Aborted when the connector stops. */
+  signal: AbortSignal;
+  /** Waits, or less when the connector stops. */
+  pause: (ms: number) => Promise<void>;
+}
+
+export type Staged = Promise<StagedAttachment[][]>;
+
+export function createInbox(deps: InboxDeps) {
+  let ingest: Ingest | null = null;
+  let storeError: string | null = null;
+
+  const stage = (payloads: readonly DiscordMessage[]): Staged => {
+    const bot = deps.botId();
+    return Promise.all(
+      payloads.map((m) =>
+        classify(m, bot) === "deliver" && (m.attachments ?? []).length > 0 && !deps.isStored(m.id)
+          ? downloadAll(m.id, m.attachments ?? [], {
+              dir: deps.attachmentDir,
+              maxBytes: deps.attachmentMaxBytes,
+              timeoutMs: deps.downloadTimeoutMs,
+              ids: deps.ids,
+              log: deps.log,
+              fetch: deps.fetch,
+              signal: deps.signal,
+            })
+          : Promise.resolve([]),
+      ),
+    );
+  };
+
+  const discard = (staged: readonly StagedAttachment[][]) => {
+    for (const a of staged.flat())
+      if (a.fileName) rmSync(join(deps.attachmentDir, a.fileName), { force: true });
+  };
+
+  const commit = async (
+    channelId: string,
+    kind: ChannelKind,
+    payloads: readonly DiscordMessage[],
+    first: Staged,
+  ): Promise<void> => {
+    const last = payloads.at(-1);
+    if (!last) return;
+    const bot = deps.botId();
+    let staged = first;
+    for (let attempt = 0; ; attempt++) {
+      const files = await staged;
+      if (deps.signal.aborted || !ingest) return discard(files);
+      try {
+        ingest({
+          source: "community_chat",
+          messages: payloads.flatMap((m, i) =>
+            classify(m, bot) === "deliver" ? [toMessage(m, kind, files[i] ?? [])] : [],
+          ),
+          cursor: null,
+          ...(deps.holdsPosition(channelId) ? {} : { channelCursor: { channelId, position: last.id } }),
+        });
+        storeError = null;
+        return;
+      } catch (err) {
+        if (storeError === null)
+          deps.log.error(
+            { err: String(err), channel_id: channelId },
+            "storing Discord messages failed; retrying",
+          );
+        storeError = String(err);
+      }
+      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
+      staged = stage(payloads);
+    }
+  };
+
+  return {
+    stage,
+    commit,
+    /** Where batches go; null stops storing. */
+    setIngest: (target: Ingest | null) => {
+      ingest = target;
+    },
+    /** The failure of the last store attempt while it keeps failing, else null. */
+    storeError: () => storeError,
+  };
+}
+
+export type Inbox = ReturnType<typeof createInbox>;
