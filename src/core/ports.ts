@@ -20,16 +20,30 @@ export interface Logger {
 }
 
 export interface SpawnResult {
+  /** null when the run timed out or ended by a signal. */
   exitCode: number | null;
+  /** The signal that ended the program, if one did. */
+  signal: string | null;
   stdout: string;
   stderr: string;
   timedOut: boolean;
 }
 
-/** Runs a program without a shell: argv only, `stdin` written then closed, killed at the timeout. */
+/**
+ * Runs a program without a shell: argv only, `stdin` written then closed, its whole process group
+ * stopped at the timeout (SIGTERM, then SIGKILL after `killGraceMs`) and reaped after it exits.
+ */
 export interface Spawner {
   run(
     argv: readonly string[],
-    opts: { stdin: string; timeoutMs: number; env: Record<string, string> },
+    opts: {
+      stdin: string;
+      timeoutMs: number;
+      env: Record<string, string>;
+      cwd?: string;
+      killGraceMs?: number;
+      /** After a normal exit, how long descendants may keep the output pipes open. */
+      pipeGraceMs?: number;
+    },
   ): Promise<SpawnResult>;
 }

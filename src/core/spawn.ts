@@ -1,11 +1,16 @@
 /**
- * The real Spawner (runner, built by the composition root): Bun.spawn with no shell, stdin written and
- * closed, output captured up to a cap, and the process killed (SIGKILL) at the deadline. A timed-out
- * run reports `timedOut`, so callers can treat its outcome as unknown rather than failed.
+ * The real Spawner (runner, built by the composition root): Bun.spawn with no shell, in a process
+ * group of its own, stdin written and closed, output captured up to OUTPUT_CAP_BYTES per stream. At the
+ * deadline the whole group gets SIGTERM, then SIGKILL after the grace; once the program has exited, its
+ * pipes get PIPE_GRACE_MS to close and whatever is left of the group is killed, so no descendant
+ * outlives a run (one that leaves the group with setsid() is beyond reach). A timed-out run reports
+ * `timedOut`, so callers can treat its outcome as unknown rather than failed.
  */
 import type { Spawner, SpawnResult } from "./ports.ts";
 
-const OUTPUT_CAP_BYTES = 1024 * 1024;
+export const OUTPUT_CAP_BYTES = 1024 * 1024;
+export const DEFAULT_KILL_GRACE_MS = 5_000;
+export const PIPE_GRACE_MS = 5_000;
 
 async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
@@ -16,22 +21,61 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   return out.slice(0, OUTPUT_CAP_BYTES);
 }
 
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
 export const bunSpawner: Spawner = {
   async run(argv, opts): Promise<SpawnResult> {
-    const proc = Bun.spawn([...argv], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: opts.env });
-    proc.stdin.write(opts.stdin);
-    await proc.stdin.end();
+    const proc = Bun.spawn([...argv], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: opts.env,
+      detached: true,
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    });
+    const output = Promise.all([readCapped(proc.stdout), readCapped(proc.stderr)]);
     let timedOut = false;
-    const timer = setTimeout(() => {
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = setTimeout(() => {
       timedOut = true;
-      proc.kill("SIGKILL");
+      killGroup(proc.pid, "SIGTERM");
+      killTimer = setTimeout(() => killGroup(proc.pid, "SIGKILL"), opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     }, opts.timeoutMs);
-    const [stdout, stderr, exitCode] = await Promise.all([
-      readCapped(proc.stdout),
-      readCapped(proc.stderr),
-      proc.exited,
-    ]);
-    clearTimeout(timer);
-    return { exitCode: timedOut ? null : exitCode, stdout, stderr, timedOut };
+    try {
+      proc.stdin.write(opts.stdin);
+      await proc.stdin.end();
+    } catch {
+      // The program exited (or closed stdin) before reading it all.
+    }
+    const exitCode = await proc.exited;
+    clearTimeout(deadline);
+    // After a timeout the group's SIGKILL is already scheduled; otherwise the pipes get their grace.
+    if (!timedOut) {
+      let pipeTimer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        output,
+        new Promise<void>((resolve) => {
+          pipeTimer = setTimeout(resolve, opts.pipeGraceMs ?? PIPE_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(pipeTimer);
+      killGroup(proc.pid, "SIGKILL");
+    }
+    const [stdout, stderr] = await output;
+    clearTimeout(killTimer);
+    killGroup(proc.pid, "SIGKILL");
+    return {
+      exitCode: timedOut ? null : exitCode,
+      signal: proc.signalCode === null ? null : String(proc.signalCode),
+      stdout,
+      stderr,
+      timedOut,
+    };
   },
 };

@@ -2,7 +2,7 @@
  * Running gw as a real process: from source (`bun src/main.ts`) or as the compiled `dist/gw`,
  * with an explicit environment (never the developer's GW_ variables), plus deadline-bounded waits.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 
@@ -115,4 +115,14 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
     ...extra,
   };
+}
+
+/** Whether a process is alive (a zombie waiting to be reaped counts as dead). Linux: reads /proc. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
 }
