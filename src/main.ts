@@ -10,16 +10,10 @@ import { VERSION } from "./version.ts";
 
 type Runner = (ctx: CommandContext) => Promise<number>;
 
-const notYet =
-  (name: CommandName, lands: string): Runner =>
-  async () => {
-    throw new CommandError(`gw ${name} is not available in this version yet; it lands with ${lands}.`);
-  };
-
 // Each command is imported when it runs, so `gw --version` and `gw mcp` do not load the HTTP stack.
 const RUNNERS: Record<CommandName, Runner> = {
   serve: async (ctx) => (await import("./commands/serve.ts")).serve(ctx),
-  receiver: notYet("receiver", "the webhook receiver issue"),
+  receiver: async (ctx) => (await import("./commands/receiver.ts")).receiver(ctx),
   mcp: async (ctx) => (await import("./commands/mcp.ts")).mcp(ctx),
   doctor: async (ctx) => (await import("./commands/doctor.ts")).doctor(ctx),
   demo: async (ctx) => (await import("./commands/demo.ts")).demo(ctx),

@@ -14,6 +14,7 @@ import { bunSpawner } from "../core/spawn.ts";
 import { openChatDbWriter } from "../demo/chatdb-writer.ts";
 import { createService } from "../service.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { selfCommand } from "./self.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 export const FRIEND = "+15555550100";
@@ -26,13 +27,6 @@ const LINES: [string, string][] = [
   [STRANGER, "Hi, this is your delivery driver, where do I leave the parcel?"],
   [FRIEND, "Ping me when you're free 🙂"],
 ];
-
-/** How this very program is started again (compiled binary, or bun + the entry script). */
-function selfCommand(): string[] {
-  return Bun.main.startsWith("/$bunfs") || Bun.main === process.execPath
-    ? [process.execPath]
-    : [process.execPath, Bun.main];
-}
 
 function parseInterval(argv: readonly string[]): number {
   const i = argv.indexOf("--interval");

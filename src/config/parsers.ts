@@ -114,3 +114,24 @@ function rangeFix(min: number, max: number): string {
     ? `use a whole number ≥ ${min}`
     : `use a whole number from ${min} to ${max}`;
 }
+
+/** Environment variable names, comma-separated; gw's own (GW_…) are refused: the agent never gets them. */
+export const envNameList: Parser<string[]> = (raw) => {
+  const names = raw
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+  const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  if (bad !== undefined || names.length === 0)
+    throw new SettingError(
+      `has an entry that is not a variable name${bad ? ` (${bad})` : ""}`,
+      "list names separated by commas, e.g. ANTHROPIC_API_KEY",
+    );
+  const own = names.find((n) => n.toUpperCase().startsWith("GW_"));
+  if (own !== undefined)
+    throw new SettingError(
+      `lists ${own}`,
+      "leave gw's own variables out: the agent gets what it needs through its MCP config",
+    );
+  return names;
+};

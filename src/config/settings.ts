@@ -304,6 +304,14 @@ export const SETTINGS = {
     fallback: value(false),
     parse: p.flag,
   }),
+  receiverAgentEnv: setting<string[] | null>({
+    env: "GW_RECEIVER_AGENT_ENV",
+    faces: ["receiver"],
+    doc: "Extra environment variable names passed to the agent (comma-separated, e.g. `ANTHROPIC_API_KEY`); it otherwise gets only PATH, HOME, user, locale and TMPDIR.",
+    defaultText: "unset",
+    fallback: none,
+    parse: p.envNameList,
+  }),
   receiverSeenCapacity: setting({
     env: "GW_RECEIVER_SEEN_CAPACITY",
     faces: ["receiver"],

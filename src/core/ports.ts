@@ -44,6 +44,8 @@ export interface Spawner {
       killGraceMs?: number;
       /** After a normal exit, how long descendants may keep the output pipes open. */
       pipeGraceMs?: number;
+      /** Stops the run early, as the timeout does. */
+      signal?: AbortSignal;
     },
   ): Promise<SpawnResult>;
 }

@@ -3,8 +3,9 @@
  * group of its own, stdin written and closed, output captured up to OUTPUT_CAP_BYTES per stream. At the
  * deadline the whole group gets SIGTERM, then SIGKILL after the grace; once the program has exited, its
  * pipes get PIPE_GRACE_MS to close and whatever is left of the group is killed, so no descendant
- * outlives a run (one that leaves the group with setsid() is beyond reach). A timed-out run reports
- * `timedOut`, so callers can treat its outcome as unknown rather than failed.
+ * outlives a run (one that leaves the group with setsid() is beyond reach). An abort `signal` stops the
+ * group the same way. A run stopped either way reports `timedOut`, so callers can treat its outcome as
+ * unknown rather than failed.
  */
 import type { Spawner, SpawnResult } from "./ports.ts";
 
@@ -42,11 +43,14 @@ export const bunSpawner: Spawner = {
     const output = Promise.all([readCapped(proc.stdout), readCapped(proc.stderr)]);
     let timedOut = false;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = setTimeout(() => {
+    const stopGroup = () => {
+      if (timedOut) return;
       timedOut = true;
       killGroup(proc.pid, "SIGTERM");
       killTimer = setTimeout(() => killGroup(proc.pid, "SIGKILL"), opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-    }, opts.timeoutMs);
+    };
+    const deadline = setTimeout(stopGroup, opts.timeoutMs);
+    opts.signal?.addEventListener("abort", stopGroup);
     try {
       proc.stdin.write(opts.stdin);
       await proc.stdin.end();
@@ -55,6 +59,7 @@ export const bunSpawner: Spawner = {
     }
     const exitCode = await proc.exited;
     clearTimeout(deadline);
+    opts.signal?.removeEventListener("abort", stopGroup);
     // After a timeout the group's SIGKILL is already scheduled; otherwise the pipes get their grace.
     if (!timedOut) {
       let pipeTimer: ReturnType<typeof setTimeout> | undefined;

@@ -23,9 +23,15 @@ export function standardWebhooksKey(secret: string): Buffer {
   return secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret, "utf8");
 }
 
-export function standardSignature(secret: string, id: string, timestampS: number, body: string): string {
+export function standardSignature(
+  secret: string,
+  id: string,
+  timestampS: number | string,
+  body: string | Uint8Array,
+): string {
   const mac = createHmac("sha256", standardWebhooksKey(secret))
-    .update(`${id}.${timestampS}.${body}`)
+    .update(`${id}.${timestampS}.`)
+    .update(body)
     .digest("base64");
   return `v1,${mac}`;
 }
@@ -51,4 +57,19 @@ export function verifyGwSignature(secret: string, body: string | Uint8Array, hea
   const expected = Buffer.from(gwSignature(secret, body));
   const given = Buffer.from(header ?? "");
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Constant-time check of a `webhook-signature` header (space-separated `v1,<base64>` entries). */
+export function verifyStandardSignature(
+  secret: string,
+  id: string,
+  timestampS: string,
+  body: Uint8Array,
+  header: string,
+): boolean {
+  const expected = Buffer.from(standardSignature(secret, id, timestampS, body));
+  return header
+    .split(" ")
+    .map((entry) => Buffer.from(entry))
+    .some((given) => given.length === expected.length && timingSafeEqual(given, expected));
 }

@@ -56,6 +56,7 @@ describe("defaults", () => {
       receiverAgentTimeoutSeconds: 300,
       receiverIdleWorkerTtlSeconds: 300,
       receiverDangerous: false,
+      receiverAgentEnv: null,
       receiverSeenCapacity: 10000,
     });
   });

@@ -1,0 +1,83 @@
+/**
+ * `gw receiver`: the composition root of the webhook receiver (spec I). Requires GW_BEARER_TOKEN and
+ * GW_WEBHOOK_SECRET (exit 2 naming the missing one) and an agent program that exists (exit 2 with how
+ * to install Claude Code or set GW_RECEIVER_AGENT_BIN). Listens on GW_RECEIVER_BIND_HOST:PORT; on
+ * SIGINT/SIGTERM it stops accepting, lets running agents finish within SHUTDOWN_GRACE_MS, stops the rest
+ * and logs the deliveries that did not run.
+ */
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute } from "node:path";
+import { systemClock } from "../core/ports.ts";
+import { bunSpawner } from "../core/spawn.ts";
+import { createReceiver, DEFAULT_AGENT_ID } from "../receiver/receiver.ts";
+import { VERSION } from "../version.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
+import { selfCommand } from "./self.ts";
+import { configOf, loggerOf } from "./setup.ts";
+
+export const SHUTDOWN_GRACE_MS = 10_000;
+/** Larger bodies are refused by the server (413) before gw reads them; envelopes are a few KiB. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export async function receiver(ctx: CommandContext): Promise<number> {
+  const config = configOf(ctx, { required: ["bearerToken", "webhookSecret"] });
+  const bin = config.receiverAgentBin;
+  const found = isAbsolute(bin) ? existsSync(bin) : Bun.which(bin, { PATH: ctx.env.PATH ?? "" }) !== null;
+  if (!found)
+    throw new CommandError(
+      `configuration error: GW_RECEIVER_AGENT_BIN ${JSON.stringify(bin)} is not found${isAbsolute(bin) ? "" : " on PATH"}. ` +
+        "Fix: install Claude Code (npm install -g @anthropic-ai/claude-code) or point GW_RECEIVER_AGENT_BIN at your agent program.",
+      EXIT_CONFIG,
+    );
+  const log = loggerOf(config, ctx, { face: "receiver" });
+  const receiver = createReceiver({
+    config,
+    env: ctx.env,
+    self: selfCommand(),
+    tmpDir: tmpdir(),
+    clock: systemClock,
+    log,
+    spawner: bunSpawner,
+  });
+
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: config.receiverBindHost,
+      port: config.receiverBindPort,
+      reusePort: false,
+      maxRequestBodySize: MAX_BODY_BYTES,
+      fetch: receiver.fetch,
+    });
+  } catch (err) {
+    throw new CommandError(
+      `gw receiver: cannot listen on ${config.receiverBindHost}:${config.receiverBindPort} (${(err as Error).message}). ` +
+        "Is another receiver running? Set GW_RECEIVER_BIND_PORT to a free port.",
+    );
+  }
+  log.info(
+    {
+      version: VERSION,
+      agent: bin,
+      agent_id: config.agentId ?? DEFAULT_AGENT_ID,
+      dangerous: config.receiverDangerous,
+    },
+    `gw receiver listening on http://${config.receiverBindHost}:${server.port}/webhook`,
+  );
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, "stopping: no new deliveries; running agents get a grace");
+      await server.stop();
+      await receiver.stop(SHUTDOWN_GRACE_MS);
+      log.info({}, "stopped");
+      resolve(EXIT_OK);
+    };
+    process.on("SIGINT", () => void stop("SIGINT"));
+    process.on("SIGTERM", () => void stop("SIGTERM"));
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * One agent run (runner). The system prompt is read fresh from the prompt file (else the bundled
+ * default); a private folder (0700) holds the MCP config (0600) and is the run's working directory, so
+ * no project file around the receiver is picked up; it is removed after the run. The agent runs in
+ * its own process group under the time budget (the spawner stops the whole group on expiry or abort).
+ * One log line per run: delivery, channel, wait and run times, exit code or signal; the agent's
+ * output is logged at debug (it may quote message text), its stderr as a warning when it failed,
+ * both capped at OUTPUT_LOG_CAP. Failures are logged, never returned to the sender.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Clock, Logger, Spawner } from "../core/ports.ts";
+import { agentArgv, agentEnv, agentInput, mcpConfig } from "./agent-command.ts";
+import { DEFAULT_PROMPT } from "./default-prompt.ts";
+import type { Job } from "./dispatcher.ts";
+
+export const OUTPUT_LOG_CAP = 8 * 1024;
+/** How long the agent's process group gets between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 5_000;
+
+export interface AgentRunDeps {
+  agentBin: string;
+  promptFile: string;
+  dangerous: boolean;
+  timeoutMs: number;
+  /** How this program starts itself (the MCP server is `<self> mcp`). */
+  self: readonly string[];
+  baseUrl: string;
+  token: string;
+  agentId: string;
+  /** The receiver's environment, and the extra names the owner lets through to the agent. */
+  env: Record<string, string | undefined>;
+  extraEnv: readonly string[];
+  tmpDir: string;
+  spawner: Spawner;
+  killGraceMs: number;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createAgentRunner(deps: AgentRunDeps) {
+  const readPrompt = (): string => {
+    try {
+      return readFileSync(deps.promptFile, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        deps.log.warn(
+          { file: deps.promptFile, err: String(err) },
+          "prompt file unreadable; using the default",
+        );
+      return DEFAULT_PROMPT;
+    }
+  };
+  const env = agentEnv(deps.env, deps.extraEnv, { baseUrl: deps.baseUrl, agentId: deps.agentId });
+
+  return async (job: Job, signal: AbortSignal): Promise<void> => {
+    const dir = mkdtempSync(join(deps.tmpDir, "gw-agent-"));
+    const configPath = join(dir, "mcp.json");
+    try {
+      const config = mcpConfig({
+        self: deps.self,
+        baseUrl: deps.baseUrl,
+        token: deps.token,
+        agentId: deps.agentId,
+      });
+      writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
+      const argv = agentArgv({
+        agentBin: deps.agentBin,
+        systemPrompt: readPrompt(),
+        mcpConfigPath: configPath,
+        dangerous: deps.dangerous,
+      });
+      const startedAt = deps.clock.now();
+      const r = await deps.spawner.run(argv, {
+        stdin: agentInput(job.deliveryId, job.envelope),
+        timeoutMs: deps.timeoutMs,
+        env,
+        cwd: dir,
+        killGraceMs: deps.killGraceMs,
+        signal,
+      });
+      const line = {
+        delivery_id: job.deliveryId,
+        channel_id: job.envelope.channel_id,
+        waited_ms: startedAt - job.receivedAt,
+        ran_ms: deps.clock.now() - startedAt,
+        exit_code: r.exitCode,
+        signal: r.signal,
+        stdout_bytes: r.stdout.length,
+      };
+      deps.log.debug(
+        { delivery_id: job.deliveryId, stdout: r.stdout.slice(0, OUTPUT_LOG_CAP) },
+        "agent output",
+      );
+      if (r.timedOut)
+        deps.log.warn(
+          line,
+          signal.aborted
+            ? "agent run stopped (shutting down)"
+            : "agent run passed its time budget and was stopped",
+        );
+      else if (r.exitCode !== 0)
+        deps.log.warn({ ...line, stderr: r.stderr.slice(0, OUTPUT_LOG_CAP) }, "agent run failed");
+      else deps.log.info(line, "agent run done");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
+ * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order:
+ * raw bytes first; signature and headers (verify.ts: 400 or 401, before any parsing); a delivery id
+ * seen before is answered 204 and not run again; the envelope must parse and match the Envelope schema
+ * (else 400); then it goes to its channel's worker and the answer is 204 at once, never after the
+ * agent. Every error body is the spec's envelope. `/healthz` needs no bearer and tells liveness and the
+ * worker counts.
+ */
+import { Value } from "@sinclair/typebox/value";
+import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
+import { AppError } from "../core/errors.ts";
+import type { Clock, Logger } from "../core/ports.ts";
+import type { Dispatcher } from "./dispatcher.ts";
+import type { SeenSet } from "./seen-set.ts";
+import { verifyDelivery } from "./verify.ts";
+
+export interface ReceiverAppDeps {
+  secret: string;
+  seen: SeenSet;
+  dispatcher: Dispatcher;
+  clock: Clock;
+  log: Logger;
+  version: string;
+}
+
+const errorResponse = (e: AppError) => Response.json(e.toEnvelope(), { status: e.status });
+const accepted = () => new Response(null, { status: 204 });
+
+export function createReceiverApp(deps: ReceiverAppDeps) {
+  const startedAt = deps.clock.now();
+
+  const webhook = async (req: Request): Promise<Response> => {
+    const receivedAt = deps.clock.now();
+    const body = new Uint8Array(await req.arrayBuffer());
+    const verdict = verifyDelivery(deps.secret, req.headers, body, Math.floor(receivedAt / 1000));
+    if (!verdict.ok) {
+      deps.log.warn({ code: verdict.error.code, reason: verdict.error.message }, "delivery refused");
+      return errorResponse(verdict.error);
+    }
+    const { deliveryId } = verdict;
+    if (deps.seen.has(deliveryId)) {
+      deps.log.info({ delivery_id: deliveryId }, "delivery seen before; not run again");
+      return accepted();
+    }
+    let envelope: unknown;
+    try {
+      envelope = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      return errorResponse(new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 }));
+    }
+    if (!Value.Check(EnvelopeSchema, envelope)) {
+      const first = Value.Errors(EnvelopeSchema, envelope).First();
+      return errorResponse(
+        new AppError(
+          "VALIDATION_FAILED",
+          "The body is not a message envelope.",
+          { field: first?.path.slice(1).replaceAll("/", ".") ?? "", problem: first?.message ?? "" },
+          { status: 400 },
+        ),
+      );
+    }
+    if (!deps.dispatcher.submit({ deliveryId, envelope: envelope as Envelope, receivedAt }))
+      return errorResponse(
+        new AppError("INTERNAL_ERROR", "The receiver is shutting down.", {}, { status: 503 }),
+      );
+    deps.seen.add(deliveryId);
+    return accepted();
+  };
+
+  return {
+    async fetch(req: Request): Promise<Response> {
+      const path = new URL(req.url).pathname;
+      if (path === "/webhook" && req.method === "POST") return webhook(req);
+      if (path === "/healthz" && req.method === "GET")
+        return Response.json({
+          status: "ok",
+          version: deps.version,
+          uptime_s: Math.max(0, Math.floor((deps.clock.now() - startedAt) / 1000)),
+          ...deps.dispatcher.stats(),
+        });
+      return errorResponse(
+        new AppError(
+          "NOT_FOUND",
+          `No route ${req.method} ${path}: the receiver has POST /webhook and GET /healthz.`,
+        ),
+      );
+    },
+  };
+}
