@@ -1,0 +1,136 @@
+/**
+ * The webhook receiver built as `gw receiver` builds it (createReceiver with the real spawner), with the
+ * fake agent (test/fakes/fake-agent.ts) as GW_RECEIVER_AGENT_BIN, driven through its fetch handler with
+ * deliveries signed exactly as gw serve signs them. Call it inside a test: it stops when the test ends.
+ */
+import { afterAll } from "bun:test";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatProblems, loadConfig } from "../../src/config/load.ts";
+import type { Envelope } from "../../src/core/envelope.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
+import { createReceiver } from "../../src/receiver/receiver.ts";
+import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { recordingLogger } from "./logger.ts";
+import { ROOT } from "./process.ts";
+import { TOKEN } from "./service.ts";
+import { tempDir } from "./temp.ts";
+
+export const SECRET = "receiver-test-secret-0123456789";
+
+export interface AgentRecord {
+  event: "start" | "end" | "grandchild" | "tools" | "ignored-term";
+  t: number;
+  pid: number;
+  argv?: string[];
+  env?: Record<string, string>;
+  stdin?: string;
+  cwd?: string;
+  pgid?: number;
+  mcpConfig?: {
+    mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+  };
+  mcpConfigMode?: number;
+  child?: number;
+  [k: string]: unknown;
+}
+
+/** The wrapper script used as GW_RECEIVER_AGENT_BIN, and the agent's records. */
+export function fakeAgentProgram(dir: string) {
+  const bin = join(dir, "agent");
+  const record = join(dir, "agent-record.jsonl");
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "test/fakes/fake-agent.ts")}' '${record}' "$@"\n`,
+  );
+  chmodSync(bin, 0o755);
+  const records = (): AgentRecord[] =>
+    existsSync(record)
+      ? readFileSync(record, "utf8")
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l) => JSON.parse(l) as AgentRecord)
+      : [];
+  return { bin, record, records };
+}
+
+const ids = createIdFactory(systemClock);
+
+export function envelopeOf(overrides: Partial<Envelope> = {}): Envelope {
+  return {
+    id: ids.message(),
+    source: "community_chat",
+    channel_id: "community_chat:channel:1300000000000000001",
+    channel_type: "group",
+    sender: { id: "1100000000000000001", display_name: "Ann", person_id: "ann" },
+    text: "hello",
+    attachments: [],
+    reply_to: null,
+    timestamp: new Date().toISOString(),
+    direction: "inbound",
+    raw: {},
+    ...overrides,
+  };
+}
+
+export function receiverUnderTest(opts: { env?: Record<string, string>; killGraceMs?: number } = {}) {
+  const dir = tempDir();
+  const agent = fakeAgentProgram(dir);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    GW_BEARER_TOKEN: TOKEN,
+    GW_WEBHOOK_SECRET: SECRET,
+    GW_LOG_DIR: join(dir, "logs"),
+    GW_RECEIVER_AGENT_BIN: agent.bin,
+    GW_RECEIVER_AGENT_PROMPT_FILE: join(dir, "prompt.md"),
+    ...opts.env,
+  };
+  const host = { platform: process.platform, homeDir: dir, cwd: dir };
+  const loaded = loadConfig(env, host, ["bearerToken", "webhookSecret"]);
+  if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
+  const log = recordingLogger();
+  const receiver = createReceiver({
+    config: loaded.config,
+    env,
+    self: [process.execPath, join(ROOT, "src/main.ts")],
+    tmpDir: dir,
+    clock: systemClock,
+    log,
+    spawner: bunSpawner,
+    killGraceMs: opts.killGraceMs ?? 300,
+  });
+  afterAll(() => receiver.stop(0));
+
+  /** POSTs an envelope as gw serve does (or with the given changes to its headers). */
+  const deliver = (
+    envelope: Envelope | string,
+    o: {
+      deliveryId?: string;
+      timestampS?: number;
+      secret?: string;
+      headers?: Record<string, string | null>;
+    } = {},
+  ) => {
+    const body = typeof envelope === "string" ? envelope : JSON.stringify(envelope);
+    const deliveryId = o.deliveryId ?? crypto.randomUUID();
+    const signed: Record<string, string> = {
+      ...signedHeaders(o.secret ?? SECRET, deliveryId, o.timestampS ?? Math.floor(Date.now() / 1000), body),
+    };
+    for (const [k, v] of Object.entries(o.headers ?? {})) {
+      if (v === null) delete signed[k];
+      else signed[k] = v;
+    }
+    return receiver.fetch(new Request("http://localhost/webhook", { method: "POST", headers: signed, body }));
+  };
+  const health = async () =>
+    (await (await receiver.fetch(new Request("http://localhost/healthz"))).json()) as {
+      status: string;
+      workers: number;
+      running: number;
+      queued: number;
+    };
+  return { dir, env, log, receiver, agent, deliver, health, config: loaded.config };
+}
