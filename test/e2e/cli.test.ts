@@ -32,12 +32,6 @@ describe("gw", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('unknown command "serev"');
   });
-
-  test.each(["receiver"])("%s says it has not landed yet and exits 1", async (cmd) => {
-    const r = await run([cmd], isolatedEnv(tempDir()));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`gw ${cmd} is not available in this version yet`);
-  });
 });
 
 describe("gw serve configuration errors exit 2 before anything starts", () => {
