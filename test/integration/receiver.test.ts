@@ -98,9 +98,8 @@ describe("runs", () => {
     }, "the agent to start");
     expect(ends(r.agent.records())).toHaveLength(0);
     expect(start?.stdin).toContain("untrusted");
-    expect(JSON.parse((start?.stdin as string).slice((start?.stdin as string).indexOf("{")))).toEqual(
-      envelope,
-    );
+    const stdin = start?.stdin ?? "";
+    expect(JSON.parse(stdin.slice(stdin.indexOf("{")))).toEqual(envelope);
     expect(JSON.stringify(start?.argv)).not.toContain("sleep=800");
     expect((await r.health()).running).toBe(1);
   });
