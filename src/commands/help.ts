@@ -38,8 +38,15 @@ const DETAILS: Record<CommandName, string> = {
     "Requires GW_BEARER_TOKEN. Listens on GW_BIND_HOST:GW_BIND_PORT (127.0.0.1:8080).",
     "SIGHUP reloads the allowlist; SIGINT/SIGTERM stop in order.",
   ].join("\n"),
-  receiver:
-    "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET. Listens on GW_RECEIVER_BIND_HOST:GW_RECEIVER_BIND_PORT.",
+  receiver: [
+    "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET (the same as gw serve's). Listens on",
+    "GW_RECEIVER_BIND_HOST:GW_RECEIVER_BIND_PORT (127.0.0.1:8090): POST /webhook, GET /healthz.",
+    "Each accepted message starts GW_RECEIVER_AGENT_BIN (default claude) once, one at a time per channel:",
+    "  claude -p --system-prompt <prompt> --mcp-config <private file> --strict-mcp-config",
+    '    --no-session-persistence --tools "" --allowedTools mcp__gw__<the four tools>',
+    "with the message on stdin and this program's `gw mcp` as its only tools.",
+    "SIGINT/SIGTERM: stop accepting, give running agents 10 s, log what did not run.",
+  ].join("\n"),
   mcp: [
     "Serves list_unread_messages, send_message, mark_read and get_message_context over stdio.",
     "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
