@@ -7,7 +7,7 @@
  * agent. Every error body is the spec's envelope. `/healthz` needs no bearer and tells liveness and the
  * worker counts.
  */
-import { Value } from "@sinclair/typebox/value";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
 import { AppError } from "../core/errors.ts";
 import type { Clock, Logger } from "../core/ports.ts";
@@ -24,6 +24,7 @@ export interface ReceiverAppDeps {
   version: string;
 }
 
+const envelopeCheck = TypeCompiler.Compile(EnvelopeSchema);
 const errorResponse = (e: AppError) => Response.json(e.toEnvelope(), { status: e.status });
 const accepted = () => new Response(null, { status: 204 });
 
@@ -49,8 +50,8 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
     } catch {
       return errorResponse(new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 }));
     }
-    if (!Value.Check(EnvelopeSchema, envelope)) {
-      const first = Value.Errors(EnvelopeSchema, envelope).First();
+    if (!envelopeCheck.Check(envelope)) {
+      const first = envelopeCheck.Errors(envelope).First();
       return errorResponse(
         new AppError(
           "VALIDATION_FAILED",

@@ -59,6 +59,8 @@ export function createDispatcher(deps: { run: RunJob; idleTtlMs: number; log: Lo
       if (w.idle) clearTimeout(w.idle);
       w.idle = null;
       w.queue.push(job);
+      // Started right away: the 204 then waits only for the spawn (~2 ms), not for the run. Deferring the
+      // start past the response (setImmediate) made the 204 ~1.5 ms sooner but the agent ~5 ms later.
       pump(channelId, w);
       return true;
     },

@@ -1,0 +1,143 @@
+/**
+ * Benchmark: `gw receiver` from webhook arrival to agent start, next to a raw `Bun.spawn` of the same
+ * agent in the same run.
+ *
+ *   bun run bench/receiver.ts
+ *
+ * gw receiver runs from source in its own process (as `bun src/main.ts receiver`), with a minimal
+ * agent: a shell script that appends `date +%s%N` (wall clock, ns) to a file and exits. Per sample this
+ * script POSTs one delivery signed as gw serve signs it (each sample in a new channel, after the
+ * previous run ended, so nothing queues) and records when the 204 arrived and when the agent stamped.
+ * Baseline: this process spawns the same script directly (`Bun.spawn`, stdin piped and closed, as the
+ * receiver does) and takes the stamp minus the spawn call. Both clocks are this machine's wall clock.
+ * Environment: BENCH_SAMPLES (200), BENCH_WARMUP (10). Prints a table and one JSON line on stdout.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { signedHeaders } from "../src/webhooks/sign.ts";
+import { now } from "./device-child.ts";
+import { dist, intEnv } from "./lib/stats.ts";
+
+const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
+const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
+const SECRET = `bench-${crypto.randomUUID()}`;
+const dir = mkdtempSync(join(tmpdir(), "gw-bench-receiver-"));
+const stamps = join(dir, "stamps");
+const agent = join(dir, "agent");
+writeFileSync(agent, `#!/bin/sh\ndate +%s%N >> '${stamps}'\ncat > /dev/null\n`);
+chmodSync(agent, 0o755);
+writeFileSync(stamps, "");
+const stampCount = () => readFileSync(stamps, "utf8").split("\n").filter(Boolean).length;
+const lastStamp = () => Number(readFileSync(stamps, "utf8").trim().split("\n").at(-1)) / 1e6;
+const waitStamps = async (n: number) => {
+  const deadline = now() + 10_000;
+  while (stampCount() < n) {
+    if (now() > deadline) throw new Error(`the agent did not run (${stampCount()} of ${n})`);
+    await Bun.sleep(0.2);
+  }
+};
+
+const port = 18_000 + Math.floor(Math.random() * 2000);
+const receiver = Bun.spawn([process.execPath, join(import.meta.dir, "../src/main.ts"), "receiver"], {
+  env: {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    GW_BEARER_TOKEN: "bench-token",
+    GW_WEBHOOK_SECRET: SECRET,
+    GW_LOG_DIR: join(dir, "logs"),
+    GW_LOG_LEVEL: "warn",
+    GW_RECEIVER_BIND_PORT: String(port),
+    GW_RECEIVER_AGENT_BIN: agent,
+  },
+  stdout: "ignore",
+  stderr: "inherit",
+});
+const cleanup = () => {
+  receiver.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+};
+process.on("SIGINT", () => {
+  cleanup();
+  process.exit(130);
+});
+
+try {
+  for (const deadline = now() + 15_000; ; ) {
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (now() > deadline) throw new Error("gw receiver did not start");
+    await Bun.sleep(20);
+  }
+  const answered: number[] = [];
+  const started: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const id = crypto.randomUUID();
+    const body = JSON.stringify({
+      id: `msg_01J${String(i).padStart(23, "0")}`,
+      source: "community_chat",
+      channel_id: `community_chat:channel:${1_300_000_000_000_000_000 + i}`,
+      channel_type: "group",
+      sender: { id: "1", display_name: "Ann", person_id: "ann" },
+      text: "hello",
+      attachments: [],
+      reply_to: null,
+      timestamp: new Date().toISOString(),
+      direction: "inbound",
+      raw: {},
+    });
+    const headers = signedHeaders(SECRET, id, Math.floor(Date.now() / 1000), body);
+    const t0 = now();
+    const res = await fetch(`http://127.0.0.1:${port}/webhook`, {
+      method: "POST",
+      headers: { ...headers },
+      body,
+    });
+    const t1 = now();
+    if (res.status !== 204) throw new Error(`delivery answered ${res.status}: ${await res.text()}`);
+    await waitStamps(i + 1);
+    if (i >= WARMUP) {
+      answered.push(t1 - t0);
+      started.push(lastStamp() - t0);
+    }
+    await Bun.sleep(5);
+  }
+  const raw: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const before = stampCount();
+    const t0 = now();
+    const p = Bun.spawn([agent], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    p.stdin.end();
+    await p.exited;
+    await waitStamps(before + 1);
+    if (i >= WARMUP) raw.push(lastStamp() - t0);
+  }
+  const r = { answered: dist(answered), agentStart: dist(started), rawSpawnToStart: dist(raw) };
+  const row = (label: string, d: ReturnType<typeof dist>) =>
+    `  ${label.padEnd(44)} ${String(d.n).padStart(4)} ${[d.p50, d.p90, d.p99, d.max].map((x) => String(x).padStart(8)).join("")}`;
+  process.stdout.write(
+    [
+      `receiver bench: bun ${Bun.version}, ${SAMPLES} samples`,
+      "",
+      "(ms)                                             n      p50     p90     p99     max",
+      row("webhook POST -> 204 received", r.answered),
+      row("webhook POST -> agent's first instruction", r.agentStart),
+      row("raw Bun.spawn -> agent's first instruction", r.rawSpawnToStart),
+      `  gw's own share of the start (p50): ${(r.agentStart.p50 - r.rawSpawnToStart.p50).toFixed(2)} ms`,
+      "",
+    ].join("\n"),
+  );
+  process.stdout.write(`${JSON.stringify({ bench: "receiver", results: r })}\n`);
+} finally {
+  cleanup();
+}
