@@ -70,9 +70,9 @@ try {
   writer.close();
 
   const results: Record<string, number> = {};
-  const time = (name: string, f: () => void) => {
+  const time = async (name: string, f: () => void | Promise<void>) => {
     const t = performance.now();
-    f();
+    await f();
     results[name] = Math.round((performance.now() - t) * 10) / 10;
     progress(`${name}: ${results[name]} ms`);
   };
@@ -93,18 +93,23 @@ try {
     }
     db.close();
   };
-  time(`rowsAfter (batches of ${BATCH_ROWS})`, readSteps("none", false));
-  time("+ attachment query per row (old)", readSteps("per row", false));
-  time("+ attachmentsOf per batch (now)", readSteps("per batch", false));
-  time("+ attachmentsOf + bodyText", readSteps("per batch", true));
+  await time(`rowsAfter (batches of ${BATCH_ROWS})`, readSteps("none", false));
+  await time("+ attachment query per row (old)", readSteps("per row", false));
+  await time("+ attachmentsOf per batch (now)", readSteps("per batch", false));
+  await time("+ attachmentsOf + bodyText", readSteps("per batch", true));
 
   const batches: NormalizedMessage[][] = [];
-  time("poller tick, no-op ingest", () => {
-    let cursor: CursorRow | null = { source: "device_messenger", position: "0", updated_at: 0 };
+  await time("poller tick, no-op ingest", async () => {
+    let cursor: CursorRow | null = {
+      source: "device_messenger",
+      position: "0",
+      updated_at: 0,
+      state: null,
+    };
     const cursors = {
       get: (_s: Source) => cursor,
-      set: (source: Source, position: string, t: number) => {
-        cursor = { source, position, updated_at: t };
+      set: (source: Source, position: string, t: number, state: string | null = null) => {
+        cursor = { source, position, updated_at: t, state };
       },
     };
     const poller = createPoller(
@@ -113,6 +118,8 @@ try {
         attachmentDir: join(dir, "att"),
         attachmentMaxBytes: 0,
         homeDir: dir,
+        backfillFenceMs: 0,
+        attachmentWaitMs: 0,
         cursors,
         ids: createIdFactory(systemClock),
         clock: systemClock,
@@ -120,11 +127,12 @@ try {
       },
       (batch) => {
         batches.push([...batch.messages]);
-        if (batch.cursor !== null) cursors.set(batch.source, batch.cursor, Date.now());
+        if (batch.cursor !== null)
+          cursors.set(batch.source, batch.cursor, Date.now(), batch.cursorState ?? null);
         return [];
       },
     );
-    poller.tick();
+    await poller.tick();
     poller.close();
   });
   const messages = batches.flat();
@@ -133,7 +141,7 @@ try {
   const allowlist = buildAllowlist([
     { source: "device_messenger", id: FRIEND, person_id: "ann", display_name: "Ann" },
   ]);
-  const ingestRun = (name: string, batchSize: number, pragma: string | null) => {
+  const ingestRun = async (name: string, batchSize: number, pragma: string | null) => {
     const store = openStore(join(dir, `${name}.db`));
     if (pragma) store.db.run(pragma);
     const ingest = createIngest({
@@ -145,16 +153,20 @@ try {
       attachmentDir: join(dir, "att"),
       log: silent,
     });
-    time(name, () => {
+    await time(name, () => {
       for (let i = 0; i < messages.length; i += batchSize) {
         ingest({ source: "device_messenger", messages: messages.slice(i, i + batchSize), cursor: String(i) });
       }
     });
     store.close();
   };
-  ingestRun(`ingest, batches of ${BATCH_ROWS}`, BATCH_ROWS, null);
-  ingestRun(`ingest, batches of ${BATCH_ROWS}, synchronous=OFF`, BATCH_ROWS, "PRAGMA synchronous = OFF");
-  ingestRun(`ingest, batches of ${BIG}`, BIG, null);
+  await ingestRun(`ingest, batches of ${BATCH_ROWS}`, BATCH_ROWS, null);
+  await ingestRun(
+    `ingest, batches of ${BATCH_ROWS}, synchronous=OFF`,
+    BATCH_ROWS,
+    "PRAGMA synchronous = OFF",
+  );
+  await ingestRun(`ingest, batches of ${BIG}`, BIG, null);
 
   const rate = (ms: number | undefined) => (ms ? Math.round(ROWS / (ms / 1000)) : 0);
   const lines = [`where the backlog time goes, ${ROWS} rows (one process, warm OS cache)`];

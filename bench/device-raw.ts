@@ -116,11 +116,16 @@ if (mode === "poll" || mode === "watch") {
     raw.push(performance.now() - t0);
     c.db.close();
 
-    let cursor: CursorRow | null = { source: "device_messenger", position: String(after), updated_at: 0 };
+    let cursor: CursorRow | null = {
+      source: "device_messenger",
+      position: String(after),
+      updated_at: 0,
+      state: null,
+    };
     const cursors = {
       get: (_s: Source) => cursor,
-      set: (source: Source, position: string, t: number) => {
-        cursor = { source, position, updated_at: t };
+      set: (source: Source, position: string, t: number, state: string | null = null) => {
+        cursor = { source, position, updated_at: t, state };
       },
     };
     let normalized = 0;
@@ -130,6 +135,8 @@ if (mode === "poll" || mode === "watch") {
         attachmentDir: "/nonexistent-bench-attachments",
         attachmentMaxBytes: 0,
         homeDir: "/nonexistent-bench-home",
+        backfillFenceMs: 0,
+        attachmentWaitMs: 0,
         cursors,
         ids: createIdFactory(systemClock),
         clock: systemClock,
@@ -137,12 +144,13 @@ if (mode === "poll" || mode === "watch") {
       },
       (batch) => {
         normalized += batch.messages.length;
-        if (batch.cursor !== null) cursors.set(batch.source, batch.cursor, Date.now());
+        if (batch.cursor !== null)
+          cursors.set(batch.source, batch.cursor, Date.now(), batch.cursorState ?? null);
         return [];
       },
     );
     const t1 = performance.now();
-    readerRows = poller.tick();
+    readerRows = await poller.tick();
     reader.push(performance.now() - t1);
     poller.close();
     if (i === 0) emit({ normalized });

@@ -176,6 +176,22 @@ export const SETTINGS = {
     fallback: value(1000),
     parse: p.integer(10),
   }),
+  deviceBackfillFenceMinutes: setting({
+    env: "GW_DEVICE_BACKFILL_FENCE_MINUTES",
+    faces: ["serve"],
+    doc: "A new chat.db row dated this much before the newest date already read is iCloud backfill: not delivered (0 turns the fence off).",
+    defaultText: "`15`",
+    fallback: value(15),
+    parse: p.integer(0),
+  }),
+  deviceAttachmentWaitMs: setting({
+    env: "GW_DEVICE_ATTACHMENT_WAIT_MS",
+    faces: ["serve"],
+    doc: "How long an iMessage waits for attachments still downloading before it is delivered without them.",
+    defaultText: "`60000`",
+    fallback: value(60_000),
+    parse: p.integer(0),
+  }),
   osascriptPath: setting({
     env: "GW_OSASCRIPT_PATH",
     faces: ["serve"],

@@ -50,6 +50,8 @@ export function buildConnectors(p: RegistryPorts) {
         osascriptEnv: childEnv(p.env),
         attachmentDir: p.config.attachmentDir,
         attachmentMaxBytes: p.config.attachmentMaxBytes,
+        backfillFenceMinutes: p.config.deviceBackfillFenceMinutes,
+        attachmentWaitMs: p.config.deviceAttachmentWaitMs,
         homeDir: p.host.homeDir,
         cursors: store.cursors,
         ids,

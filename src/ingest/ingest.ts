@@ -48,6 +48,8 @@ export interface IngestBatch {
   messages: readonly NormalizedMessage[];
   /** The connector position after this batch; null leaves the cursor as it is. */
   cursor: string | null;
+  /** The connector's state to keep with the cursor (written only with a cursor; undefined keeps it). */
+  cursorState?: string;
   /** A position inside one channel (decimal integer), kept only if later than the stored one. */
   channelCursor?: { channelId: string; position: string };
 }
@@ -158,7 +160,8 @@ export function createIngest(deps: IngestDeps): Ingest {
           return storeOne(m, allowlist, now);
         });
         for (const c of seen.values()) store.channels.observeInbound(c, now);
-        if (batch.cursor !== null) store.cursors.set(batch.source, batch.cursor, now);
+        if (batch.cursor !== null)
+          store.cursors.set(batch.source, batch.cursor, now, batch.cursorState ?? null);
         if (batch.channelCursor)
           store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
         return outcomes;

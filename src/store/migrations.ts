@@ -115,4 +115,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE channels ADD COLUMN cursor TEXT;
   `,
+  // 3: a connector's own state kept with its cursor (iMessage: the backfill fence's high-water date,
+  // messages waiting for attachments), written in the same transaction as the cursor.
+  `
+  ALTER TABLE connector_cursors ADD COLUMN state TEXT;
+  `,
 ];

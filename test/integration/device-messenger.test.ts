@@ -135,8 +135,8 @@ describe("reading chat.db", () => {
     expect(msgs.map((m) => m.text)).toEqual(["joined late", "joined at once"]);
   });
 
-  test("attachments are re-hosted and streamed; a missing file is left out with a warning", async () => {
-    const t = await deviceService();
+  test("attachments are re-hosted and streamed; a file still missing after the wait is left out with a warning", async () => {
+    const t = await deviceService({ env: { GW_DEVICE_ATTACHMENT_WAIT_MS: "300" } });
     const files = join(t.dir, "Library/Messages/Attachments/ab/01/GUID-1");
     mkdirSync(files, { recursive: true });
     writeFileSync(join(files, "photo.jpg"), "JPEGBYTES");

@@ -16,7 +16,9 @@ describe("opening the state database", () => {
     const old = process.umask(0o022);
     try {
       const store = openStore(join(dir, "gw.db"));
-      store.db.run("INSERT INTO connector_cursors VALUES ('community_chat', '1', 0)");
+      store.db.run(
+        "INSERT INTO connector_cursors (source, position, updated_at) VALUES ('community_chat', '1', 0)",
+      );
       expect(mode(dir)).toBe(0o700);
       for (const f of ["gw.db", "gw.db-wal", "gw.db-shm"]) expect(mode(join(dir, f))).toBe(0o600);
       store.close();
@@ -46,7 +48,9 @@ describe("opening the state database", () => {
   test("migrations are applied once; reopening keeps the data", () => {
     const path = join(tempDir(), "gw.db");
     const t1 = openStore(path);
-    t1.db.run("INSERT INTO connector_cursors VALUES ('device_messenger', '42', 1)");
+    t1.db.run(
+      "INSERT INTO connector_cursors (source, position, updated_at) VALUES ('device_messenger', '42', 1)",
+    );
     t1.close();
     const t2 = openStore(path);
     expect(t2.cursors.get("device_messenger")?.position).toBe("42");

@@ -40,6 +40,8 @@ describe("defaults", () => {
       communityCatchupMaxAgeHours: 24,
       chatDbPath: "/home/ann/Library/Messages/chat.db",
       devicePollIntervalMs: 1000,
+      deviceBackfillFenceMinutes: 15,
+      deviceAttachmentWaitMs: 60000,
       osascriptPath: "/usr/bin/osascript",
       attachmentRetentionDays: 30,
       attachmentMaxBytes: 104857600,

@@ -1,10 +1,15 @@
 /**
- * Re-hosting inbound attachments (runner): resolves chat.db's `filename` (`~`, absolute, or relative to
- * ~/Library/Messages/Attachments), and copies a finished transfer (state 5) that exists and fits
- * GW_ATTACHMENT_MAX_BYTES into the attachment store under a new attachment id (file 0600). Anything
- * else is left out with a warning: the message is delivered without it and the cursor never waits.
+ * Re-hosting inbound attachments (runner). `attachmentState` says whether an attachment can be copied
+ * now (`ready`), is still arriving (`waiting`: no file name yet, transfer not finished (state ≠ 5), or
+ * the file not on disk: chatdb.md §7), or will never be copied (too large for GW_ATTACHMENT_MAX_BYTES).
+ * `stageAttachments` copies the ready ones into the attachment store under new ids (file 0600),
+ * asynchronously so a large file never stalls the event loop, and leaves the rest out with a warning:
+ * the message is delivered without them. chat.db's `filename` may be `~/…`, absolute, or relative to
+ * ~/Library/Messages/Attachments.
  */
-import { chmodSync, copyFileSync, existsSync, statSync } from "node:fs";
+
+import { existsSync, statSync } from "node:fs";
+import { chmod, copyFile, rm, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
@@ -21,44 +26,63 @@ export function resolveAttachmentPath(filename: string, homeDir: string): string
   return join(homeDir, "Library/Messages/Attachments", filename);
 }
 
-export function stageAttachments(
+export type AttachmentState = "ready" | { waiting: string } | { skip: string };
+
+export function attachmentState(
+  a: ChatDbAttachment,
+  deps: { maxBytes: number; homeDir: string },
+): AttachmentState {
+  if (!a.filename?.trim()) return { waiting: "no file name yet" };
+  if ((a.transfer_state ?? TRANSFER_FINISHED) !== TRANSFER_FINISHED)
+    return { waiting: `transfer not finished (state ${a.transfer_state})` };
+  const path = resolveAttachmentPath(a.filename, deps.homeDir);
+  if (!existsSync(path)) return { waiting: "file missing (not downloaded yet, or offloaded)" };
+  const size = statSync(path).size;
+  if (size > deps.maxBytes) return { skip: `larger than GW_ATTACHMENT_MAX_BYTES (${size} bytes)` };
+  return "ready";
+}
+
+export interface StageDeps {
+  dir: string;
+  maxBytes: number;
+  homeDir: string;
+  ids: IdFactory;
+  log: Logger;
+  messageGuid: string;
+}
+
+export async function stageAttachments(
   atts: readonly ChatDbAttachment[],
-  deps: { dir: string; maxBytes: number; homeDir: string; ids: IdFactory; log: Logger; messageGuid: string },
-): StagedAttachment[] {
+  deps: StageDeps,
+): Promise<StagedAttachment[]> {
   const staged: StagedAttachment[] = [];
   for (const a of atts) {
-    const why = skipReason(a, deps);
-    if (why) {
+    const state = attachmentState(a, deps);
+    const note = (reason: string) =>
       deps.log.warn(
-        { message_guid: deps.messageGuid, attachment_guid: a.guid, reason: why },
+        { message_guid: deps.messageGuid, attachment_guid: a.guid, reason },
         "attachment not re-hosted",
       );
+    if (state !== "ready") {
+      note("waiting" in state ? state.waiting : state.skip);
       continue;
     }
     const source = resolveAttachmentPath(a.filename as string, deps.homeDir);
     const id = deps.ids.attachment();
+    const target = join(deps.dir, id);
     try {
-      copyFileSync(source, join(deps.dir, id));
-      chmodSync(join(deps.dir, id), 0o600);
+      const { size } = await stat(source);
+      if (size > deps.maxBytes) {
+        note(`larger than GW_ATTACHMENT_MAX_BYTES (${size} bytes)`);
+        continue;
+      }
+      await copyFile(source, target);
+      await chmod(target, 0o600);
+      staged.push({ id, mime: mimeOf(a), sizeBytes: size, fileName: id, platformRef: a.guid });
     } catch (err) {
-      deps.log.warn(
-        { message_guid: deps.messageGuid, attachment_guid: a.guid, err: String(err) },
-        "attachment copy failed",
-      );
-      continue;
+      await rm(target, { force: true });
+      note(`copy failed: ${String(err)}`);
     }
-    staged.push({ id, mime: mimeOf(a), sizeBytes: statSync(source).size, fileName: id, platformRef: a.guid });
   }
   return staged;
-}
-
-function skipReason(a: ChatDbAttachment, deps: { maxBytes: number; homeDir: string }): string | null {
-  if (!a.filename) return "no file name yet";
-  if ((a.transfer_state ?? TRANSFER_FINISHED) !== TRANSFER_FINISHED)
-    return `transfer not finished (state ${a.transfer_state})`;
-  const path = resolveAttachmentPath(a.filename, deps.homeDir);
-  if (!existsSync(path)) return "file missing (not downloaded or offloaded)";
-  const size = statSync(path).size;
-  if (size > deps.maxBytes) return `larger than GW_ATTACHMENT_MAX_BYTES (${size} bytes)`;
-  return null;
 }

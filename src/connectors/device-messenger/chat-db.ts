@@ -8,6 +8,8 @@ import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 
 export const BATCH_ROWS = 500;
+/** How many rows before a position are looked at to date it (the backfill fence's starting mark). */
+export const TAIL_ROWS = 500;
 
 /** One message row as the connector sees it (see rowQuery for the exact columns). */
 export type ChatDbRow = {
@@ -56,8 +58,11 @@ function pick(cols: ReadonlySet<string>, table: string, col: string, alias = col
   return cols.has(col) ? `${table}.${col} AS ${alias}` : `NULL AS ${alias}`;
 }
 
-/** The message batch query for the columns present. Pure; exported for tests. */
-export function rowQuery(c: Columns): string {
+/**
+ * The message query for the columns present: rows after a ROWID (`?1`, at most `?2`), or the rows whose
+ * ROWIDs are listed in the JSON array `?1`. Pure.
+ */
+export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
   const m = c.message;
   return `
     SELECT m.ROWID AS rowid, m.guid AS guid, ${pick(m, "m", "text")}, ${pick(m, "m", "attributedBody", "body")},
@@ -71,9 +76,9 @@ export function rowQuery(c: Columns): string {
     FROM message m
     LEFT JOIN handle h ON h.ROWID = m.handle_id
     LEFT JOIN chat c ON c.ROWID = (SELECT MIN(j.chat_id) FROM chat_message_join j WHERE j.message_id = m.ROWID)
-    WHERE m.ROWID > ?1
+    WHERE ${by === "after" ? "m.ROWID > ?1" : "m.ROWID IN (SELECT value FROM json_each(?1))"}
     ORDER BY m.ROWID
-    LIMIT ?2`;
+    ${by === "after" ? "LIMIT ?2" : ""}`;
 }
 
 function attachmentQuery(c: Columns, many = false): string {
@@ -90,6 +95,10 @@ function attachmentQuery(c: Columns, many = false): string {
 export interface ChatDb {
   /** Rows after `cursor`, in ROWID order. */
   rowsAfter(cursor: number, limit?: number): ChatDbRow[];
+  /** The rows with these ROWIDs that still exist, in ROWID order. */
+  rowsByIds(rowids: readonly number[]): ChatDbRow[];
+  /** The newest `date` (epoch ms) among the TAIL_ROWS rows up to `rowid`; null when there are none. */
+  dateNear(rowid: number): number | null;
   attachments(rowid: number): ChatDbAttachment[];
   /** The attachments of many rows in one query, by message ROWID, in placeholder order. */
   attachmentsOf(rowids: readonly number[]): Map<number, ChatDbAttachment[]>;
@@ -119,13 +128,19 @@ export function openChatDb(path: string): ChatDb {
     attachment: columns("attachment"),
   };
   const rows = db.query<ChatDbRow, [number, number]>(rowQuery(cols));
+  const byIds = db.query<ChatDbRow, [string]>(rowQuery(cols, "ids"));
+  const near = db.query<{ d: number | null }, [number, number]>(
+    `SELECT MAX(${DATE_MS("date")}) AS d FROM message WHERE ROWID <= ?1 AND ROWID > ?1 - ?2`,
+  );
+  const withBody = (r: ChatDbRow) => ({ ...r, body: r.body ? new Uint8Array(r.body) : null });
   const atts = db.query<ChatDbAttachment, [number]>(attachmentQuery(cols));
   const attsMany = db.query<ChatDbAttachment & { message_id: number }, [string]>(attachmentQuery(cols, true));
   const max = db.query<{ m: number | null }, []>("SELECT MAX(ROWID) AS m FROM message");
   const version = db.query<{ data_version: number }, []>("PRAGMA data_version");
   return {
-    rowsAfter: (cursor, limit = BATCH_ROWS) =>
-      rows.all(cursor, limit).map((r) => ({ ...r, body: r.body ? new Uint8Array(r.body) : null })),
+    rowsAfter: (cursor, limit = BATCH_ROWS) => rows.all(cursor, limit).map(withBody),
+    rowsByIds: (rowids) => (rowids.length === 0 ? [] : byIds.all(JSON.stringify(rowids)).map(withBody)),
+    dateNear: (rowid) => near.get(rowid, TAIL_ROWS)?.d ?? null,
     attachments: (rowid) => atts.all(rowid),
     attachmentsOf: (rowids) => {
       const out = new Map<number, ChatDbAttachment[]>();

@@ -28,6 +28,8 @@ export interface DeviceMessengerOptions {
   osascriptEnv: Record<string, string>;
   attachmentDir: string;
   attachmentMaxBytes: number;
+  backfillFenceMinutes: number;
+  attachmentWaitMs: number;
   homeDir: string;
   cursors: CursorStore;
   ids: IdFactory;
@@ -45,10 +47,10 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
   let started = false;
 
   let lastError = { text: "", at: 0 };
-  const runTick = () => {
+  const tickOnce = async () => {
     if (!poller) return;
     try {
-      poller.tick();
+      await poller.tick();
       lastError = { text: "", at: 0 };
     } catch (err) {
       // The same failure repeats every tick: log it when it changes, and once a minute while it lasts.
@@ -58,6 +60,24 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         lastError = { text, at: o.clock.now() };
       }
     }
+  };
+  // Ticks never overlap (a tick awaits attachment copies): a wake-up during one runs one more after it.
+  let running: Promise<void> | null = null;
+  let again = false;
+  const runTick = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await tickOnce();
+      } while (again && poller);
+    })().finally(() => {
+      running = null;
+    });
+    return running;
   };
 
   const arm = () => {
@@ -74,7 +94,7 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         if (debounce) return;
         debounce = setTimeout(() => {
           debounce = null;
-          runTick();
+          void runTick();
         }, DEBOUNCE_MS);
       });
       watcher.on("error", () => {
@@ -107,6 +127,8 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
           attachmentDir: o.attachmentDir,
           attachmentMaxBytes: o.attachmentMaxBytes,
           homeDir: o.homeDir,
+          backfillFenceMs: o.backfillFenceMinutes * 60_000,
+          attachmentWaitMs: o.attachmentWaitMs,
           cursors: o.cursors,
           ids: o.ids,
           clock: o.clock,
@@ -114,11 +136,11 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         },
         ingest,
       );
-      runTick();
+      await runTick();
       started = true;
       timer = setInterval(() => {
         if (o.watchFiles && !watcher) arm();
-        runTick();
+        void runTick();
       }, o.pollIntervalMs);
       if (o.watchFiles) arm();
     },
@@ -126,8 +148,10 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
       if (timer) clearInterval(timer);
       if (debounce) clearTimeout(debounce);
       watcher?.close();
-      poller?.close();
+      const current = poller;
       poller = null;
+      await running;
+      current?.close();
     },
     send,
     health(): ConnectorHealth {
@@ -142,10 +166,12 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
           detail: `Reading chat.db is stalled: ${behind} rows waiting for ${age} s.`,
         };
       }
-      return {
-        state: "ok",
-        detail: behind === 0 ? "Up to date with chat.db." : `Reading chat.db: ${behind} rows behind.`,
-      };
+      const notes = [
+        s.pending > 0 ? `${s.pending} message(s) waiting for attachments still downloading` : "",
+        s.fenced > 0 ? `${s.fenced} old row(s) held back as iCloud backfill so far` : "",
+      ].filter(Boolean);
+      const base = behind === 0 ? "Up to date with chat.db" : `Reading chat.db: ${behind} rows behind`;
+      return { state: "ok", detail: `${[base, ...notes].join("; ")}.` };
     },
   };
 }

@@ -1,18 +1,21 @@
 /**
- * Reading chat.db into the ingest pipeline (runner). Each tick reads the rows after the stored ROWID
- * cursor in batches and hands them to ingest with the batch's last processed ROWID as the new cursor,
- * in the same transaction as the messages. Rules (chatdb.md §8): first start begins at the current end
- * (history is not imported); a row whose chat join has not landed yet holds the batch there for up to
- * NO_CHAT_WAIT_MS, then is skipped with a warning; a replaced or rebuilt database (other inode, or
- * MAX(ROWID) below the cursor) restarts from its end, loudly. A tick runs only when `PRAGMA
- * data_version` moved, or every FORCE_EVERY_TICKS ticks regardless.
+ * Reading chat.db into the ingest pipeline (runner). Each tick re-checks the messages waiting for
+ * attachments and reads the rows after the stored ROWID cursor in batches; `planRead` (plan.ts) decides
+ * what each row becomes, attachments are copied asynchronously, and one ingest transaction stores the
+ * batch with the new cursor and the reader's state: the backfill fence's high-water date, the pending
+ * list and the fenced-row count. So a crash loses nothing and the cursor never waits for attachments.
+ * Rules (chatdb.md §8): first start begins at the current end, with the high-water date taken from the
+ * tail; a row whose chat join has not landed yet holds the read for up to NO_CHAT_WAIT_MS, then is
+ * skipped with a warning; a replaced or rebuilt database (other inode, or MAX(ROWID) below the cursor)
+ * restarts from its end, loudly. A tick reads only when `PRAGMA data_version` moved, when messages are
+ * pending, or every FORCE_EVERY_TICKS ticks. Ticks must not overlap (the connector serialises them).
  */
 import type { Source } from "../../core/envelope.ts";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import type { Ingest, NormalizedMessage } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
-import { stageAttachments } from "./attachments.ts";
+import { attachmentState, stageAttachments } from "./attachments.ts";
 import {
   BATCH_ROWS,
   type ChatDb,
@@ -22,7 +25,8 @@ import {
   fileIdentity,
   openChatDb,
 } from "./chat-db.ts";
-import { bodyText, channelOf, classifyRow, rawOf } from "./rows.ts";
+import { type PendingEntry, planRead, type RowInput } from "./plan.ts";
+import { announcedAttachments, bodyText, channelOf, classifyRow, rawOf, rowText } from "./rows.ts";
 import { OWN_SENDER } from "./sender.ts";
 
 export const NO_CHAT_WAIT_MS = 10_000;
@@ -34,10 +38,42 @@ export interface PollerDeps {
   attachmentDir: string;
   attachmentMaxBytes: number;
   homeDir: string;
+  /** A new row dated this much before the high-water date is iCloud backfill (0: no fence). */
+  backfillFenceMs: number;
+  /** How long a message waits for its attachments before it goes out without them. */
+  attachmentWaitMs: number;
   cursors: CursorStore;
   ids: IdFactory;
   clock: Clock;
   log: Logger;
+}
+
+/** What the reader keeps with its cursor (connector_cursors.state). */
+export interface ReaderState {
+  highWater: number | null;
+  pending: PendingEntry[];
+  /** Rows fenced as iCloud backfill so far, and when the last one was. */
+  fenced: number;
+  fencedLastAt: number | null;
+}
+
+const EMPTY_STATE: ReaderState = { highWater: null, pending: [], fenced: 0, fencedLastAt: null };
+
+export function parseReaderState(text: string | null | undefined): ReaderState {
+  if (!text) return { ...EMPTY_STATE };
+  try {
+    const s = JSON.parse(text) as Partial<ReaderState>;
+    return {
+      highWater: typeof s.highWater === "number" ? s.highWater : null,
+      pending: Array.isArray(s.pending)
+        ? s.pending.filter((p) => Number.isInteger(p?.rowid) && typeof p?.since === "number")
+        : [],
+      fenced: typeof s.fenced === "number" ? s.fenced : 0,
+      fencedLastAt: typeof s.fencedLastAt === "number" ? s.fencedLastAt : null,
+    };
+  } catch {
+    return { ...EMPTY_STATE };
+  }
 }
 
 export interface PollerStatus {
@@ -47,6 +83,8 @@ export interface PollerStatus {
   maxRowid: number | null;
   /** When the reader first saw unread rows it has not caught up with since. */
   behindSinceMs: number | null;
+  pending: number;
+  fenced: number;
 }
 
 export function createPoller(deps: PollerDeps, ingest: Ingest) {
@@ -59,14 +97,17 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
   let behindSinceMs: number | null = null;
   const waitingForChat = new Map<number, number>();
 
+  const stored = () => deps.cursors.get(SOURCE);
   const cursor = (): number | null => {
-    const c = deps.cursors.get(SOURCE);
+    const c = stored();
     return c ? Number(c.position) : null;
   };
+  const state = (): ReaderState => parseReaderState(stored()?.state);
 
   const bootstrap = (chatDb: ChatDb, why: string) => {
     const end = chatDb.maxRowid();
-    ingest({ source: SOURCE, messages: [], cursor: String(end) });
+    const next: ReaderState = { ...state(), highWater: chatDb.dateNear(end), pending: [] };
+    ingest({ source: SOURCE, messages: [], cursor: String(end), cursorState: JSON.stringify(next) });
     log.warn(
       { rowid: end, reason: why },
       "iMessage reader starts at the current end of chat.db; earlier messages are not imported",
@@ -89,46 +130,55 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
       error = err instanceof ChatDbUnavailable ? err.message : String(err);
       return null;
     }
-    const stored = cursor();
-    if (stored === null) bootstrap(db, "first start");
-    else if (db.maxRowid() < stored)
-      bootstrap(
-        db,
-        `the database was rebuilt (its last ROWID ${db.maxRowid()} is below the cursor ${stored})`,
-      );
+    const at = cursor();
+    if (at === null) bootstrap(db, "first start");
+    else if (db.maxRowid() < at)
+      bootstrap(db, `the database was rebuilt (its last ROWID ${db.maxRowid()} is below the cursor ${at})`);
     return db;
   };
 
-  const toMessage = (
-    row: ChatDbRow,
-    all: readonly ChatDbAttachment[],
-  ): NormalizedMessage | "skip" | "wait" => {
-    const atts = all.filter((a) => a.hide_attachment !== 1);
-    const kind = classifyRow(row, atts.length);
-    if (kind === "no_chat") {
+  /** The planner's view of a row: its visible attachments, whether they are all ready, and the chat wait. */
+  const inputOf = (row: ChatDbRow, all: readonly ChatDbAttachment[], fresh: boolean): RowInput => {
+    const attachments = all.filter((a) => a.hide_attachment !== 1);
+    const raw = rowText(row);
+    const text = bodyText(row, raw);
+    const announced = announcedAttachments(raw);
+    const ready =
+      announced <= attachments.length &&
+      attachments.every((a) => {
+        const s = attachmentState(a, { maxBytes: deps.attachmentMaxBytes, homeDir: deps.homeDir });
+        return s === "ready" || "skip" in s;
+      });
+    let holdForChat = false;
+    if (fresh && classifyRow(row, Math.max(attachments.length, announced), text) === "no_chat") {
       const first = waitingForChat.get(row.rowid) ?? deps.clock.now();
       waitingForChat.set(row.rowid, first);
-      if (deps.clock.now() - first < NO_CHAT_WAIT_MS) return "wait";
-      log.warn({ rowid: row.rowid, guid: row.guid }, "chat.db row never joined a chat; skipped");
-      return "skip";
-    }
-    waitingForChat.delete(row.rowid);
-    if (kind !== "deliver") {
-      log.debug({ rowid: row.rowid, kind }, "chat.db row not delivered");
-      return "skip";
-    }
+      holdForChat = deps.clock.now() - first < NO_CHAT_WAIT_MS;
+      if (!holdForChat)
+        log.warn({ rowid: row.rowid, guid: row.guid }, "chat.db row never joined a chat; skipped");
+    } else waitingForChat.delete(row.rowid);
+    return { row, attachments, text, announced, ready, holdForChat };
+  };
+
+  const toMessage = async (input: RowInput, late: boolean): Promise<NormalizedMessage | null> => {
+    const { row, attachments } = input;
     const channel = channelOf(row);
-    if (!channel) return "skip";
+    if (!channel) return null;
+    if (late)
+      log.warn(
+        { rowid: row.rowid, guid: row.guid, waited_ms: deps.attachmentWaitMs },
+        "attachments still not ready; the message is delivered without them",
+      );
     const own = row.is_from_me === 1;
     return {
       source: SOURCE,
       platformId: row.guid,
       channel,
       sender: own ? OWN_SENDER : { id: row.handle ?? "", displayName: row.handle ?? "" },
-      text: bodyText(row) ?? "",
+      text: input.text ?? "",
       replyToPlatformId: row.thread_originator_guid,
       timestampMs: row.date_ms,
-      attachments: stageAttachments(atts, {
+      attachments: await stageAttachments(attachments, {
         dir: deps.attachmentDir,
         maxBytes: deps.attachmentMaxBytes,
         homeDir: deps.homeDir,
@@ -136,7 +186,7 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
         log,
         messageGuid: row.guid,
       }),
-      raw: rawOf(row, atts),
+      raw: rawOf(row, attachments),
       direction: own ? "outbound" : "inbound",
     };
   };
@@ -146,50 +196,87 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     behindSinceMs = (cursor() ?? 0) < chatDb.maxRowid() ? (behindSinceMs ?? deps.clock.now()) : null;
   };
 
-  /** Reads and ingests everything new; returns the number of rows processed. */
-  const tick = (): number => {
+  /** One read: the pending rows and the rows after the cursor, one batch at a time. */
+  const readBatch = async (chatDb: ChatDb): Promise<{ rows: number; more: boolean }> => {
+    const before = state();
+    const from = cursor() ?? 0;
+    const fresh = chatDb.rowsAfter(from, BATCH_ROWS);
+    const waiting = chatDb.rowsByIds(before.pending.map((p) => p.rowid));
+    const attachments = chatDb.attachmentsOf([...waiting, ...fresh].map((r) => r.rowid));
+    const now = deps.clock.now();
+    const plan = planRead({
+      waiting: waiting.map((r) => inputOf(r, attachments.get(r.rowid) ?? [], false)),
+      fresh: fresh.map((r) => inputOf(r, attachments.get(r.rowid) ?? [], true)),
+      pending: before.pending,
+      highWater: before.highWater ?? chatDb.dateNear(from),
+      now,
+      fenceMs: deps.backfillFenceMs,
+      waitMs: deps.attachmentWaitMs,
+    });
+    const messages = (await Promise.all(plan.deliver.map((d) => toMessage(d.input, d.late)))).filter(
+      (m): m is NormalizedMessage => m !== null,
+    );
+    const next: ReaderState = {
+      highWater: plan.highWater,
+      pending: plan.pending,
+      fenced: before.fenced + plan.fenced.length,
+      fencedLastAt: plan.fenced.length > 0 ? now : before.fencedLastAt,
+    };
+    const position = plan.cursor ?? from;
+    const changed =
+      messages.length > 0 || position !== from || JSON.stringify(next) !== JSON.stringify(before);
+    if (changed)
+      ingest({ source: SOURCE, messages, cursor: String(position), cursorState: JSON.stringify(next) });
+    if (plan.fenced.length > 0) {
+      const dates = plan.fenced.map((r) => r.date_ms);
+      log.warn(
+        {
+          count: plan.fenced.length,
+          from: new Date(Math.min(...dates)).toISOString(),
+          to: new Date(Math.max(...dates)).toISOString(),
+          high_water: plan.highWater === null ? null : new Date(plan.highWater).toISOString(),
+        },
+        "old rows re-inserted into chat.db (iCloud backfill) were not delivered",
+      );
+    }
+    return { rows: fresh.length, more: !plan.held && fresh.length === BATCH_ROWS };
+  };
+
+  /** Reads and ingests everything new; returns the number of new rows looked at. */
+  const tick = async (): Promise<number> => {
     const chatDb = open();
     if (!chatDb) return 0;
     updateLag(chatDb);
     ticks += 1;
     const version = chatDb.dataVersion();
-    if (version === lastVersion && ticks % FORCE_EVERY_TICKS !== 0) return 0;
+    const pending = state().pending.length;
+    if (version === lastVersion && pending === 0 && ticks % FORCE_EVERY_TICKS !== 0) return 0;
     lastVersion = version;
-    let processed = 0;
+    let seen = 0;
     for (;;) {
-      const from = cursor() ?? 0;
-      const rows = chatDb.rowsAfter(from, BATCH_ROWS);
-      const attachments = chatDb.attachmentsOf(rows.map((r) => r.rowid));
-      const messages: NormalizedMessage[] = [];
-      let last = from;
-      let waiting = false;
-      for (const row of rows) {
-        const m = toMessage(row, attachments.get(row.rowid) ?? []);
-        if (m === "wait") {
-          waiting = true;
-          break;
-        }
-        if (m !== "skip") messages.push(m);
-        last = row.rowid;
-        processed += 1;
-      }
-      if (last !== from) ingest({ source: SOURCE, messages, cursor: String(last) });
-      if (waiting || rows.length < BATCH_ROWS) break;
+      const batch = await readBatch(chatDb);
+      seen += batch.rows;
+      if (!batch.more || db !== chatDb) break;
     }
     updateLag(chatDb);
-    return processed;
+    return seen;
   };
 
   return {
     tick,
     chatDb: () => db,
-    status: (): PollerStatus => ({
-      open: db !== null,
-      error,
-      cursor: cursor(),
-      maxRowid: db ? db.maxRowid() : null,
-      behindSinceMs,
-    }),
+    status: (): PollerStatus => {
+      const s = state();
+      return {
+        open: db !== null,
+        error,
+        cursor: cursor(),
+        maxRowid: db ? db.maxRowid() : null,
+        behindSinceMs,
+        pending: s.pending.length,
+        fenced: s.fenced,
+      };
+    },
     close: () => {
       db?.close();
       db = null;

@@ -20,14 +20,23 @@ export type RowKind =
 
 const PLACEHOLDERS = /[\uFFFC\uFFFD]/g;
 
-/** The visible text of a row: `text` when it has content, else the decoded body; placeholders dropped. */
-export function bodyText(row: Pick<ChatDbRow, "text" | "body">): string | null {
+/** A row's text as stored, placeholders included: `text` when it has content, else the decoded body. */
+export function rowText(row: Pick<ChatDbRow, "text" | "body">): string | null {
   const plain = row.text ?? "";
-  const source =
-    plain.replace(PLACEHOLDERS, "").trim() !== ""
-      ? plain
-      : (decodeAttributedBody(row.body) ?? (plain || null));
-  return source === null ? null : source.replace(PLACEHOLDERS, "");
+  if (plain.replace(PLACEHOLDERS, "").trim() !== "") return plain;
+  return decodeAttributedBody(row.body) ?? (plain || null);
+}
+
+/** The visible text of a row (placeholders dropped), from `rowText`. */
+export function bodyText(row: Pick<ChatDbRow, "text" | "body">, raw = rowText(row)): string | null {
+  return raw === null ? null : raw.replace(PLACEHOLDERS, "");
+}
+
+/** How many attachments a row's text announces: its U+FFFC characters (chatdb.md §8 pitfall 2). */
+export function announcedAttachments(raw: string | null): number {
+  let n = 0;
+  for (const ch of raw ?? "") if (ch === "\uFFFC") n += 1;
+  return n;
 }
 
 export function isReaction(associatedType: number | null): boolean {
@@ -35,14 +44,13 @@ export function isReaction(associatedType: number | null): boolean {
   return t === 1000 || t === 4000 || (t >= 2000 && t <= 2999) || (t >= 3000 && t <= 3999);
 }
 
-export function classifyRow(row: ChatDbRow, visibleAttachments: number): RowKind {
+export function classifyRow(row: ChatDbRow, visibleAttachments: number, text = bodyText(row)): RowKind {
   if (isReaction(row.associated_message_type)) return "reaction";
   const item = row.item_type ?? 0;
   if (item >= 1 && item <= 3) return "group_event";
   if (item !== 0) return "system";
   if (row.chat_guid === null) return "no_chat";
   if (channelOf(row) === null) return "unknown_chat_style";
-  const text = bodyText(row);
   if ((text === null || text.trim() === "") && visibleAttachments === 0) return "empty";
   return "deliver";
 }

@@ -1,0 +1,101 @@
+/**
+ * What one read of chat.db does with its rows (pure; chatdb.md §7–8). Rows on the pending list come
+ * first, then the rows after the cursor, in ROWID order:
+ * - a new row whose chat join has not landed yet holds the read there (the cursor waits, bounded by
+ *   the caller's `holdForChat`);
+ * - a new deliverable row dated more than `fenceMs` before the high-water date of rows already read is
+ *   iCloud backfill: fenced (never delivered); the high-water date only counts dates up to
+ *   `now + FUTURE_SLACK_MS`, so one row from a wrong clock cannot fence everything after it;
+ * - a deliverable row whose attachments are not ready waits on the pending list (the cursor moves on),
+ *   and so does every later row of its chat, which keeps each chat in order; a pending row is delivered
+ *   when its attachments are ready, or after `waitMs` without the missing ones (`late`).
+ */
+import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
+import { classifyRow } from "./rows.ts";
+
+export const FUTURE_SLACK_MS = 5 * 60_000;
+
+export interface PendingEntry {
+  rowid: number;
+  /** When the row was first seen waiting (epoch ms). */
+  since: number;
+}
+
+export interface RowInput {
+  row: ChatDbRow;
+  /** Its attachments, hidden ones left out. */
+  attachments: ChatDbAttachment[];
+  /** Its visible text (bodyText), decoded once. */
+  text: string | null;
+  /** How many attachments the body announces (its U+FFFC count). */
+  announced: number;
+  /** Every announced attachment is joined and ready to copy. */
+  ready: boolean;
+  /** A new row without its chat join, still within the wait: the read stops here. */
+  holdForChat?: boolean;
+}
+
+export interface PlanInput {
+  waiting: readonly RowInput[];
+  fresh: readonly RowInput[];
+  pending: readonly PendingEntry[];
+  highWater: number | null;
+  now: number;
+  fenceMs: number;
+  waitMs: number;
+}
+
+export interface Plan {
+  /** In ROWID order; `late` ones go out without the attachments that never became ready. */
+  deliver: { input: RowInput; late: boolean }[];
+  fenced: ChatDbRow[];
+  pending: PendingEntry[];
+  /** The last new row consumed (null: none). */
+  cursor: number | null;
+  highWater: number | null;
+  /** The read stopped at a row waiting for its chat join. */
+  held: boolean;
+}
+
+export function planRead(p: PlanInput): Plan {
+  const since = new Map(p.pending.map((e) => [e.rowid, e.since]));
+  const blocked = new Set<string>();
+  const deliver: Plan["deliver"] = [];
+  const pending: PendingEntry[] = [];
+  const fenced: ChatDbRow[] = [];
+  const wait = (input: RowInput, first: number) => {
+    pending.push({ rowid: input.row.rowid, since: first });
+    blocked.add(input.row.chat_guid ?? "");
+  };
+
+  for (const input of p.waiting) {
+    const first = since.get(input.row.rowid) ?? p.now;
+    const expired = p.now - first >= p.waitMs;
+    if (blocked.has(input.row.chat_guid ?? "") || (!input.ready && !expired)) wait(input, first);
+    else deliver.push({ input, late: !input.ready });
+  }
+
+  let cursor: number | null = null;
+  let highWater = p.highWater;
+  let held = false;
+  for (const input of p.fresh) {
+    const { row } = input;
+    if (input.holdForChat) {
+      held = true;
+      break;
+    }
+    cursor = row.rowid;
+    const deliverable =
+      classifyRow(row, Math.max(input.attachments.length, input.announced), input.text) === "deliver";
+    if (deliverable && p.fenceMs > 0 && highWater !== null && row.date_ms < highWater - p.fenceMs) {
+      fenced.push(row);
+      continue;
+    }
+    highWater = Math.max(highWater ?? row.date_ms, Math.min(row.date_ms, p.now + FUTURE_SLACK_MS));
+    if (!deliverable) continue;
+    if (blocked.has(row.chat_guid ?? "") || (!input.ready && p.waitMs > 0)) wait(input, p.now);
+    else deliver.push({ input, late: !input.ready });
+  }
+  deliver.sort((a, b) => a.input.row.rowid - b.input.row.rowid);
+  return { deliver, fenced, pending, cursor, highWater, held };
+}
