@@ -35,7 +35,7 @@ export function createDeliveryStore(db: Database) {
   const byId = db.prepare<DeliveryRow, [string]>("SELECT * FROM webhook_deliveries WHERE id = ?1");
   const due = db.prepare<DeliveryRow, [number, number]>(
     `SELECT * FROM webhook_deliveries INDEXED BY webhook_deliveries_due
-     WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, created_at LIMIT ?2`,
+     WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, created_at, message_id LIMIT ?2`,
   );
   const nextDue = db.prepare<{ at: number | null }, []>(
     "SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'",

@@ -38,6 +38,13 @@ async function setup(replies: (n: number) => SinkReply, env: Record<string, stri
 }
 
 describe("delivering", () => {
+  test("the messages of one channel stored in one batch are delivered in their order", async () => {
+    const t = await setup(() => 204);
+    const ids = t.seed(Array.from({ length: 30 }, (_, i) => inbound({ text: `n${i}` })));
+    await waitFor(() => (t.sink.hits.length === 30 ? true : undefined), "30 deliveries");
+    expect(t.sink.hits.map((h) => (JSON.parse(h.body) as Envelope).id)).toEqual(ids);
+  });
+
   test("204: delivered once, signed over the exact body, with a stable delivery id and the Envelope", async () => {
     const t = await setup(() => 204);
     const [id] = t.seed([inbound({ text: "ping ✓" })]) as [string];
