@@ -49,7 +49,7 @@ export interface AttachmentSpec {
 
 export interface MessageSpec {
   chatGuid: string | null;
-  /** Handle id of the sender; null when isFromMe. */
+  /** Handle id of the sender; for an own message, the handle it went to (usually null: handle_id 0). */
   from: string | null;
   text: string;
   /** Default "attributedBody": `text` NULL and the body only in `attributedBody`, as modern macOS does. */
@@ -70,6 +70,8 @@ export interface MessageSpec {
   threadOriginatorPart?: string | null;
   service?: string;
   attachments?: AttachmentSpec[];
+  /** U+FFFC characters for attachments whose rows are written later (`attach`), as Messages does. */
+  placeholders?: number;
   /** Default true; false simulates the row landing before its chat_message_join. */
   joinChat?: boolean;
 }
@@ -81,6 +83,13 @@ export interface ChatDbWriter {
   chat(c: ChatSpec): number;
   message(m: MessageSpec): { rowid: number; guid: string };
   joinChat(rowid: number, chatGuid: string): void;
+  /** Joins one more attachment to a message already written (an attachment row landing late). */
+  attach(rowid: number, a: AttachmentSpec): { guid: string };
+  /** Updates an attachment as a download progresses. */
+  updateAttachment(
+    guid: string,
+    change: { transferState?: number; path?: string; totalBytes?: number },
+  ): void;
   maxRowid(): number;
   close(): void;
 }
@@ -195,7 +204,7 @@ function getOrCreateChat(db: Db, c: ChatSpec): number {
 
 /** The body Messages stores: one U+FFFC per attachment, then the text. */
 function bodyColumns(m: MessageSpec): { text: string | null; body: Uint8Array | null; empty: boolean } {
-  const full = PLACEHOLDER.repeat(m.attachments?.length ?? 0) + m.text;
+  const full = PLACEHOLDER.repeat((m.attachments?.length ?? 0) + (m.placeholders ?? 0)) + m.text;
   if (full === "" && (m.itemType ?? 0) !== 0) return { text: null, body: null, empty: false };
   const form = m.bodyForm ?? "attributedBody";
   return {
@@ -205,31 +214,39 @@ function bodyColumns(m: MessageSpec): { text: string | null; body: Uint8Array | 
   };
 }
 
+function insertAttachment(
+  db: Db,
+  messageRowid: number,
+  a: AttachmentSpec,
+  outgoing: boolean,
+  dateNs: bigint,
+) {
+  const guessed = fileTypeOf(a.transferName ?? a.path);
+  const guid = appleGuid();
+  const result = run(db, SQL.attachmentInsert, {
+    guid,
+    created: dateNs / 1_000_000_000n,
+    filename: a.path,
+    uti: a.uti === undefined ? guessed.uti : a.uti,
+    mime: a.mimeType === undefined ? guessed.mimeType : a.mimeType,
+    state: a.transferState ?? TRANSFER_FINISHED,
+    outgoing: outgoing ? 1 : 0,
+    name: a.transferName ?? basename(a.path),
+    bytes: a.totalBytes ?? sizeOf(a.path),
+  });
+  run(db, SQL.messageAttachment, { message: messageRowid, attachment: Number(result.lastInsertRowid) });
+  return { guid };
+}
+
 function insertAttachments(db: Db, messageRowid: number, m: MessageSpec, dateNs: bigint): void {
-  const createdSeconds = dateNs / 1_000_000_000n;
-  for (const a of m.attachments ?? []) {
-    const guessed = fileTypeOf(a.transferName ?? a.path);
-    const guid = appleGuid();
-    const result = run(db, SQL.attachmentInsert, {
-      guid,
-      created: createdSeconds,
-      filename: a.path,
-      uti: a.uti === undefined ? guessed.uti : a.uti,
-      mime: a.mimeType === undefined ? guessed.mimeType : a.mimeType,
-      state: a.transferState ?? TRANSFER_FINISHED,
-      outgoing: m.isFromMe ? 1 : 0,
-      name: a.transferName ?? basename(a.path),
-      bytes: a.totalBytes ?? sizeOf(a.path),
-    });
-    run(db, SQL.messageAttachment, { message: messageRowid, attachment: Number(result.lastInsertRowid) });
-  }
+  for (const a of m.attachments ?? []) insertAttachment(db, messageRowid, a, m.isFromMe === true, dateNs);
 }
 
 function insertMessage(db: Db, m: MessageSpec, account: string, now: () => number) {
   const chat = m.chatGuid === null ? null : findChat(db, m.chatGuid);
   const service = m.service ?? chat?.service ?? "iMessage";
   const fromMe = m.isFromMe === true;
-  const handle = !fromMe && m.from !== null ? getOrCreateHandle(db, m.from, service) : 0;
+  const handle = m.from !== null ? getOrCreateHandle(db, m.from, service) : 0;
   const date = m.dateNs ?? appleNanos(m.dateMs ?? now());
   const guid = m.guid ?? appleGuid();
   const { text, body, empty } = bodyColumns(m);
@@ -280,6 +297,20 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
     chat: (c) => db.transaction(() => getOrCreateChat(db, c)).immediate(),
     message: (m) => db.transaction(() => insertMessage(db, m, account, now)).immediate(),
     joinChat: (rowid, chatGuid) => joinLate(db, rowid, chatGuid),
+    attach: (rowid, a) =>
+      db.transaction(() => insertAttachment(db, rowid, a, false, appleNanos(now()))).immediate(),
+    updateAttachment: (guid, change) => {
+      const sets = [
+        change.transferState === undefined ? null : ["transfer_state", change.transferState],
+        change.path === undefined ? null : ["filename", change.path],
+        change.totalBytes === undefined ? null : ["total_bytes", change.totalBytes],
+      ].filter((x): x is [string, string | number] => x !== null);
+      if (sets.length === 0) return;
+      db.query(`UPDATE attachment SET ${sets.map(([c]) => `${c} = ?`).join(", ")} WHERE guid = ?`).run(
+        ...sets.map(([, v]) => v),
+        guid,
+      );
+    },
     maxRowid: () => get<{ m: number | null }>(db, SQL.maxRowid)?.m ?? 0,
     close: () => db.close(),
   };

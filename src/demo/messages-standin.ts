@@ -2,7 +2,10 @@
  * A stand-in for `osascript` + Messages.app (used as GW_OSASCRIPT_PATH): called as `- <values...>` with
  * gw's send script on stdin, it writes the sent row into GW_STANDIN_CHAT_DB as Messages would and exits
  * 0, or fails like osascript (`NN:MM: execution error: ... (-1728)` on stderr, exit 1). Failures are
- * injected with GW_STANDIN_FAIL or the one-shot GW_STANDIN_FAIL_FILE; every call is logged to GW_STANDIN_LOG.
+ * injected with GW_STANDIN_FAIL or the one-shot GW_STANDIN_FAIL_FILE: an osascript error code, a hang
+ * (`timeout`, or `timeout-with-child` leaving a helper that ignores SIGTERM), `silent` (exit 0, no row)
+ * or `ghost` (macOS 26's misrouted send: exit 0 and an empty own row outside the chat). Every call is
+ * logged to GW_STANDIN_LOG.
  */
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
@@ -96,14 +99,32 @@ function hang(signal: AbortSignal | undefined): Promise<number> {
 }
 
 /** The exit code of an injected failure. */
-async function applyFailure(io: StandInIo, mode: string): Promise<number> {
+async function applyFailure(io: StandInIo, mode: string, request: Send | null): Promise<number> {
   if (mode === "timeout") return hang(io.signal);
+  if (mode === "timeout-with-child") {
+    // A helper that ignores SIGTERM, as AppleScript helpers can: only a process-group kill ends it.
+    const child = Bun.spawn(["sh", "-c", "trap '' TERM; sleep 600"], { stdin: "ignore", stdout: "ignore" });
+    if (io.env.GW_STANDIN_LOG)
+      appendFileSync(io.env.GW_STANDIN_LOG, `${JSON.stringify({ child: child.pid })}\n`);
+    return hang(io.signal);
+  }
   if (mode === "silent") return 0;
+  if (mode === "ghost") return ghost(io, request);
   if (/^-\d+$/.test(mode)) return executionError(io, mode);
   io.stderr.write(
-    `messages stand-in: unknown failure mode "${mode}" (use -1743, -1728, -1700, timeout, silent)\n`,
+    `messages stand-in: unknown failure mode "${mode}" (use -1743, -1728, -1700, timeout, timeout-with-child, silent, ghost)\n`,
   );
   return 1;
+}
+
+/** macOS 26's misrouted send: exit 0, and an empty own row with the recipient's handle and no chat. */
+function ghost(io: StandInIo, request: Send | null): number {
+  const dbPath = io.env.GW_STANDIN_CHAT_DB;
+  if (!dbPath || !request) return 0;
+  const handle = request.kind === "participant" ? request.handle : (request.chatGuid.split(";").at(-1) ?? "");
+  const writer = openChatDbWriter(dbPath, io.now ? { now: io.now } : {});
+  writeRow(io, writer, () => writer.message({ chatGuid: null, from: handle, isFromMe: true, text: "" }));
+  return 0;
 }
 
 /** The guid of the newest one-to-one chat with this identifier, created (as iMessage) when missing. */
@@ -190,9 +211,9 @@ export async function runMessagesStandIn(io: StandInIo): Promise<number> {
     io.stderr.write("messages stand-in: expected the script on stdin, called as `- <values...>`\n");
     return 1;
   }
-  const failure = takeFailure(io.env);
-  if (failure !== null) return applyFailure(io, failure);
   const parsed = parseSend(io.stdin, values);
+  const failure = takeFailure(io.env);
+  if (failure !== null) return applyFailure(io, failure, parsed);
   if (parsed === null) {
     io.stderr.write(`${errorRange(io.stdin)}: execution error: not one of gw's send scripts (-2753)\n`);
     return 1;

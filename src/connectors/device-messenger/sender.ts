@@ -4,7 +4,8 @@
  * 502 PLATFORM_AUTH, others 502 PLATFORM_SEND_FAILED; a one-to-one chat id that Messages cannot find
  * (-1728) is retried once by participant. A timeout means the outcome is unknown: 502, never retried.
  * After a successful run the new `is_from_me` row of that chat is looked for (decoded text match, short
- * deadline) and its GUID returned, so the outbound record is linked; unconfirmed sends are logged.
+ * deadline) and its GUID returned, so the outbound record is linked; unconfirmed sends are logged; a
+ * ghost row instead (macOS 26's misrouted send) is 502 PLATFORM_SEND_FAILED.
  */
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -24,6 +25,8 @@ import type { ChatDb } from "./chat-db.ts";
 import { bodyText } from "./rows.ts";
 
 export const OSASCRIPT_TIMEOUT_MS = 30_000;
+/** After a timeout, osascript's process group gets SIGTERM, then SIGKILL this much later. */
+export const OSASCRIPT_KILL_GRACE_MS = 2_000;
 export const VERIFY_DEADLINE_MS = 2_000;
 const VERIFY_POLL_MS = 100;
 /** Messages reads a sent file asynchronously: keep the staged copy at least this long. */
@@ -54,6 +57,7 @@ export function createSender(deps: SenderDeps) {
       r = await deps.spawner.run([deps.osascriptPath, "-", ...call.args], {
         stdin: call.script,
         timeoutMs: deps.osascriptTimeoutMs ?? OSASCRIPT_TIMEOUT_MS,
+        killGraceMs: OSASCRIPT_KILL_GRACE_MS,
         env: deps.env,
       });
     } catch (err) {
@@ -92,24 +96,36 @@ export function createSender(deps: SenderDeps) {
     return target;
   };
 
-  /** The GUID of our new row in the chat, matched by decoded text (or the file's name). */
-  const verify = async (
-    after: number,
-    chatGuid: string,
-    text: string,
-    fileName: string | null,
-  ): Promise<string | null> => {
+  /**
+   * The GUID of our new row in the chat, matched by decoded text (or the file's name). A text send that
+   * left only a ghost row (own, empty, outside any chat, the recipient's handle for a one-to-one chat:
+   * chatdb.md §9.4) was misrouted by Messages: that fails the send.
+   */
+  const verify = async (req: SendRequest, text: string, fileName: string | null, after: number) => {
     const db = deps.chatDb();
     if (!db) return null;
+    const chatGuid = req.channel.platform_ref;
     const want = comparableText(text);
     const deadline = deps.clock.now() + VERIFY_DEADLINE_MS;
     for (;;) {
+      let ghost: string | null = null;
       for (const row of db.rowsAfter(after, 500)) {
-        if (row.is_from_me !== 1 || row.chat_guid !== chatGuid) continue;
+        if (row.is_from_me !== 1) continue;
+        if (row.chat_guid === null && want !== "" && (bodyText(row) ?? "").trim() === "") {
+          if (req.channel.channel_type === "group" || row.handle === req.channel.id) ghost = row.guid;
+          continue;
+        }
+        if (row.chat_guid !== chatGuid) continue;
         if (want !== "" && comparableText(bodyText(row) ?? "") === want) return row.guid;
         if (want === "" && fileName && db.attachments(row.rowid).some((a) => a.transfer_name === fileName))
           return row.guid;
       }
+      if (ghost)
+        throw new AppError(
+          "PLATFORM_SEND_FAILED",
+          "Messages misrouted the send: it wrote an empty message outside the chat instead (a macOS 26 fault), so the text did not go out.",
+          { reason: "misrouted", ghost_guid: ghost },
+        );
       if (deps.clock.now() >= deadline) return null;
       await deps.sleep(VERIFY_POLL_MS);
     }
@@ -134,7 +150,7 @@ export function createSender(deps: SenderDeps) {
       }
       if (!r.ok) throw fail(r.osaCode, r.stderr);
     }
-    const platformId = await verify(before, chatGuid, req.text, staged ? basename(staged) : null);
+    const platformId = await verify(req, req.text, staged ? basename(staged) : null, before);
     if (!platformId)
       deps.log.warn(
         { channel_id: req.channel.id },
