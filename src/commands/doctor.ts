@@ -5,11 +5,13 @@
  * Discord token it asks Discord whether the token is accepted and the Message Content intent enabled.
  * Exit 0 when every check passes, 1 otherwise, 2 when the configuration itself does not parse.
  */
+import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseAllowlist } from "../allowlist/parse.ts";
 import { probeDiscord } from "../connectors/community-chat/probe.ts";
 import { ChatDbUnavailable, openChatDb } from "../connectors/device-messenger/chat-db.ts";
+import { parseReaderState } from "../connectors/device-messenger/poller.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { type CommandContext, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 import { configOf } from "./setup.ts";
@@ -40,6 +42,8 @@ export async function doctor(ctx: CommandContext): Promise<number> {
           },
     );
   }
+
+  if (existsSync(config.dbPath)) checks.push(...readerNotes(config.dbPath));
 
   if (!existsSync(config.allowlistPath)) {
     checks.push({
@@ -135,4 +139,35 @@ async function portCheck(host: string, port: number): Promise<Check> {
       };
     }
   }
+}
+
+/** What the iMessage reader kept with its cursor: rows fenced as iCloud backfill, messages still waiting. */
+function readerNotes(dbPath: string): Check[] {
+  let text: string | null = null;
+  try {
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      const row = db.query("SELECT state FROM connector_cursors WHERE source = 'device_messenger'").get() as {
+        state: string | null;
+      } | null;
+      text = row?.state ?? null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return [];
+  }
+  const state = parseReaderState(text);
+  const notes: Check[] = [];
+  if (state.fenced > 0)
+    notes.push({
+      ok: true,
+      what: `iMessage: ${state.fenced} old row(s) re-inserted by iCloud were held back, not delivered (last at ${new Date(state.fencedLastAt ?? 0).toISOString()}; GW_DEVICE_BACKFILL_FENCE_MINUTES)`,
+    });
+  if (state.pending.length > 0)
+    notes.push({
+      ok: true,
+      what: `iMessage: ${state.pending.length} message(s) waiting for attachments still downloading`,
+    });
+  return notes;
 }

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { openStore } from "../../src/store/store.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
 import { freePort, isolatedEnv, spawnGw, waitForHealth } from "../helpers/process.ts";
 import { ALLOWLIST } from "../helpers/service.ts";
@@ -110,4 +111,24 @@ describe("Discord", () => {
     expect(noIntent.out).toContain("Privileged Gateway Intents");
     expect(noIntent.code).toBe(1);
   });
+});
+
+test("the iMessage reader's held-back backfill and waiting messages are reported", async () => {
+  const dir = tempDir();
+  const env = isolatedEnv(dir, { GW_BIND_PORT: String(freePort()) });
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const store = openStore(env.GW_DB_PATH as string);
+  const state = {
+    highWater: 1,
+    pending: [{ rowid: 9, since: 1 }],
+    fenced: 1958,
+    fencedLastAt: Date.UTC(2026, 10, 24),
+  };
+  store.cursors.set("device_messenger", "10", 1, JSON.stringify(state));
+  store.close();
+  const r = await doctor(env);
+  expect(r.out).toContain(
+    "ok   iMessage: 1958 old row(s) re-inserted by iCloud were held back, not delivered (last at 2026-11-24T00:00:00.000Z",
+  );
+  expect(r.out).toContain("ok   iMessage: 1 message(s) waiting for attachments still downloading");
 });
