@@ -3,7 +3,7 @@
  * store, allowlist, ingest, send path, webhook dispatcher, timers (attachment retention, key expiry)
  * and the HTTP app. `gw serve` and `gw demo` call it with the real ports; tests call it with
  * temporary paths and test connectors. It does not listen and installs no signal handlers: the command
- * does that. `close()` stops timers, connectors and the dispatcher (in-flight attempts finish), then
+ * does that, between `prepare` (configuration that can still fail) and `start`. `close()` stops timers, connectors and the dispatcher (in-flight attempts finish), then
  * closes the store.
  */
 import { mkdirSync } from "node:fs";
@@ -150,6 +150,7 @@ export function createService(ports: ServicePorts) {
   });
 
   let purgeTimer: ReturnType<typeof setInterval> | null = null;
+  let prepared = false;
   let closed = false;
 
   return {
@@ -160,9 +161,17 @@ export function createService(ports: ServicePorts) {
     sweeper,
     idempotency,
     dispatcher,
-    /** Loads the allowlist and starts the sweeper and the connectors. */
+    /**
+     * Loads the allowlist: what can stop `gw serve` with a configuration error (exit 2) before it
+     * listens. `start` does it when it was not done.
+     */
+    prepare(): void {
+      if (!prepared) allowlist.load();
+      prepared = true;
+    },
+    /** Starts the sweeper, the dispatcher and the connectors (their backlogs are read in the background). */
     async start(): Promise<void> {
-      allowlist.load();
+      this.prepare();
       sweeper.start();
       purgeTimer = setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
       dispatcher?.start();

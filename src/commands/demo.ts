@@ -82,9 +82,10 @@ export async function demo(ctx: CommandContext): Promise<number> {
   const log = loggerOf(config, ctx);
   const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
   const service = createService({ config, clock: systemClock, log, host, connectors });
-  await service.start();
+  service.prepare();
   try {
     service.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
+    await service.start();
   } catch (err) {
     await service.close();
     rmSync(dir, { recursive: true, force: true });

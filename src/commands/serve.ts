@@ -1,7 +1,9 @@
 /**
  * `gw serve`: the composition root of the service. Builds the real clock, logger and connectors,
- * creates the service, listens, and stops in order on SIGINT/SIGTERM: stop accepting requests, stop
- * connectors and timers, close the database. SIGHUP reloads the allowlist.
+ * creates the service, checks what can still fail as configuration (the allowlist: exit 2), listens,
+ * then starts the connectors, whose backlogs are read in the background while the API answers. Stops
+ * in order on SIGINT/SIGTERM: stop accepting requests, stop connectors and timers, close the database.
+ * SIGHUP reloads the allowlist.
  */
 import { AllowlistFileError } from "../allowlist/holder.ts";
 import { buildConnectors } from "../connectors/registry.ts";
@@ -10,7 +12,7 @@ import { bunSpawner } from "../core/spawn.ts";
 import { createService, type Service } from "../service.ts";
 import { StoreVersionError } from "../store/open.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 export async function serve(ctx: CommandContext): Promise<number> {
@@ -36,7 +38,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
     );
   }
   try {
-    await service.start();
+    service.prepare();
   } catch (err) {
     await service.close();
     if (err instanceof AllowlistFileError) {
@@ -48,6 +50,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
     throw err;
   }
 
+  // Listen first: /healthz and the API answer while the connectors connect and catch up.
   const { app } = service;
   try {
     app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
@@ -66,20 +69,24 @@ export async function serve(ctx: CommandContext): Promise<number> {
 
   return await new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = async (signal: string) => {
+    const stop = async (signal: string, code = EXIT_OK) => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, "stopping");
       await app.stop();
       await service.close();
       log.info({}, "stopped");
-      resolve(EXIT_OK);
+      resolve(code);
     };
     process.on("SIGINT", () => void stop("SIGINT"));
     process.on("SIGTERM", () => void stop("SIGTERM"));
     process.on("SIGHUP", () => {
       log.info({}, "SIGHUP: reloading the allowlist");
       service.allowlist.reload();
+    });
+    service.start().catch((err) => {
+      log.error({ err: String(err) }, "gw serve could not start its connectors");
+      void stop("start failure", EXIT_FAILURE);
     });
   });
 }

@@ -1,8 +1,12 @@
 /**
  * The device-messenger (iMessage) connector: the poller on a timer plus file-change notifications on
- * chat.db's directory (debounced), the sender, and a health report with the reader's lag. States: `ok`;
- * `starting` before the first read; `error` when chat.db cannot be opened (the detail says how to fix
- * it; the timer keeps retrying); `degraded` when unread rows have waited longer than STALL_AFTER_MS.
+ * chat.db's directory, the sender, and a health report with the reader's lag. Pick-up is leading-edge:
+ * a notification reads at once, and since Messages' writes notify just before its commit is visible,
+ * a read that finds nothing new is repeated every RECHECK_MS for up to RECHECK_WINDOW_MS; the burst's
+ * other notifications coalesce into one more read. `start` opens chat.db (placing a first cursor) and
+ * returns; the backlog is read in the background. States: `ok`; `starting` before the first read;
+ * `error` when chat.db cannot be opened (the detail says how to fix it; the timer keeps retrying);
+ * `degraded` when unread rows have waited longer than STALL_AFTER_MS.
  */
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -14,7 +18,8 @@ import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createPoller } from "./poller.ts";
 import { createSender } from "./sender.ts";
 
-export const DEBOUNCE_MS = 20;
+export const RECHECK_MS = 1;
+export const RECHECK_WINDOW_MS = 50;
 export const STALL_AFTER_MS = 10_000;
 const ERROR_LOG_EVERY_MS = 60_000;
 
@@ -43,14 +48,16 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
   let poller: ReturnType<typeof createPoller> | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let watcher: FSWatcher | null = null;
-  let debounce: ReturnType<typeof setTimeout> | null = null;
+  let recheck: ReturnType<typeof setTimeout> | null = null;
+  let recheckUntil = 0;
   let started = false;
 
   let lastError = { text: "", at: 0 };
+  let lastSeen = 0;
   const tickOnce = async () => {
     if (!poller) return;
     try {
-      await poller.tick();
+      lastSeen = await poller.tick();
       lastError = { text: "", at: 0 };
     } catch (err) {
       // The same failure repeats every tick: log it when it changes, and once a minute while it lasts.
@@ -80,6 +87,16 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
     return running;
   };
 
+  /** A read now; when it finds nothing new (the commit is not visible yet), again shortly. */
+  const pickUp = async () => {
+    await runTick();
+    if (lastSeen > 0 || !poller || recheck || o.clock.now() >= recheckUntil) return;
+    recheck = setTimeout(() => {
+      recheck = null;
+      void pickUp();
+    }, RECHECK_MS);
+  };
+
   const arm = () => {
     try {
       const names = new Set([
@@ -87,15 +104,10 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         `${basename(o.chatDbPath)}-wal`,
         `${basename(o.chatDbPath)}-shm`,
       ]);
-      // Trailing debounce: Messages writes a row, its joins and the WAL index in a burst; one read
-      // DEBOUNCE_MS after the first event of the burst sees the committed whole.
       watcher = watch(dirname(o.chatDbPath), (_event, file) => {
         if (file !== null && !names.has(String(file))) return;
-        if (debounce) return;
-        debounce = setTimeout(() => {
-          debounce = null;
-          void runTick();
-        }, DEBOUNCE_MS);
+        recheckUntil = o.clock.now() + RECHECK_WINDOW_MS;
+        void pickUp();
       });
       watcher.on("error", () => {
         watcher?.close();
@@ -136,8 +148,9 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         },
         ingest,
       );
-      await runTick();
+      poller.open();
       started = true;
+      void runTick();
       timer = setInterval(() => {
         if (o.watchFiles && !watcher) arm();
         void runTick();
@@ -146,9 +159,10 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
     },
     async stop() {
       if (timer) clearInterval(timer);
-      if (debounce) clearTimeout(debounce);
+      if (recheck) clearTimeout(recheck);
       watcher?.close();
       const current = poller;
+      current?.stop();
       poller = null;
       await running;
       current?.close();

@@ -30,7 +30,10 @@ import { announcedAttachments, bodyText, channelOf, classifyRow, rawOf, rowText 
 import { OWN_SENDER } from "./sender.ts";
 
 export const NO_CHAT_WAIT_MS = 10_000;
-const FORCE_EVERY_TICKS = 5;
+/** Read even without a sign of change this often (a missed notification, a clock jump). */
+const FORCE_EVERY_MS = 5_000;
+/** During a long read, progress is logged this often. */
+const PROGRESS_EVERY_MS = 2_000;
 const SOURCE: Source = "device_messenger";
 
 export interface PollerDeps {
@@ -92,22 +95,32 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
   let db: ChatDb | null = null;
   let identity = "";
   let lastVersion = -1;
-  let ticks = 0;
+  let lastRead = 0;
+  let stopping = false;
   let error: string | null = null;
   let behindSinceMs: number | null = null;
   const waitingForChat = new Map<number, number>();
 
-  const stored = () => deps.cursors.get(SOURCE);
-  const cursor = (): number | null => {
-    const c = stored();
-    return c ? Number(c.position) : null;
+  // The cursor and state as stored: only this reader writes them, so they are read from gw.db once.
+  let mine: { position: number; state: ReaderState } | null | undefined;
+  const current = () => {
+    if (mine === undefined) {
+      const row = deps.cursors.get(SOURCE);
+      mine = row ? { position: Number(row.position), state: parseReaderState(row.state) } : null;
+    }
+    return mine;
   };
-  const state = (): ReaderState => parseReaderState(stored()?.state);
+  const cursor = (): number | null => current()?.position ?? null;
+  const state = (): ReaderState => current()?.state ?? { ...EMPTY_STATE };
+  /** Stores a batch with the new position and state, then remembers them. */
+  const commit = (messages: NormalizedMessage[], position: number, next: ReaderState) => {
+    ingest({ source: SOURCE, messages, cursor: String(position), cursorState: JSON.stringify(next) });
+    mine = { position, state: next };
+  };
 
   const bootstrap = (chatDb: ChatDb, why: string) => {
     const end = chatDb.maxRowid();
-    const next: ReaderState = { ...state(), highWater: chatDb.dateNear(end), pending: [] };
-    ingest({ source: SOURCE, messages: [], cursor: String(end), cursorState: JSON.stringify(next) });
+    commit([], end, { ...state(), highWater: chatDb.dateNear(end), pending: [] });
     log.warn(
       { rowid: end, reason: why },
       "iMessage reader starts at the current end of chat.db; earlier messages are not imported",
@@ -225,8 +238,7 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     const position = plan.cursor ?? from;
     const changed =
       messages.length > 0 || position !== from || JSON.stringify(next) !== JSON.stringify(before);
-    if (changed)
-      ingest({ source: SOURCE, messages, cursor: String(position), cursorState: JSON.stringify(next) });
+    if (changed) commit(messages, position, next);
     if (plan.fenced.length > 0) {
       const dates = plan.fenced.map((r) => r.date_ms);
       log.warn(
@@ -242,21 +254,38 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     return { rows: fresh.length, more: !plan.held && fresh.length === BATCH_ROWS };
   };
 
-  /** Reads and ingests everything new; returns the number of new rows looked at. */
+  /**
+   * Reads and ingests everything new, one batch per transaction, yielding to the event loop between
+   * batches (the API and signals are served during a long catch-up); returns the new rows looked at.
+   * Without a change of `data_version`, pending messages or FORCE_EVERY_MS, it costs two tiny queries.
+   */
   const tick = async (): Promise<number> => {
-    const chatDb = open();
+    const chatDb = stopping ? null : open();
     if (!chatDb) return 0;
-    updateLag(chatDb);
-    ticks += 1;
     const version = chatDb.dataVersion();
-    const pending = state().pending.length;
-    if (version === lastVersion && pending === 0 && ticks % FORCE_EVERY_TICKS !== 0) return 0;
+    const started = deps.clock.now();
+    if (version === lastVersion && state().pending.length === 0 && started - lastRead < FORCE_EVERY_MS)
+      return 0;
     lastVersion = version;
+    lastRead = started;
+    updateLag(chatDb);
     let seen = 0;
+    let reported = started;
     for (;;) {
       const batch = await readBatch(chatDb);
       seen += batch.rows;
-      if (!batch.more || db !== chatDb) break;
+      if (!batch.more || db !== chatDb || stopping) break;
+      const now = deps.clock.now();
+      if (now - reported >= PROGRESS_EVERY_MS) {
+        reported = now;
+        const behind = Math.max(0, chatDb.maxRowid() - (cursor() ?? 0));
+        const rate = Math.round((seen / Math.max(1, now - started)) * 1000);
+        log.info(
+          { done: seen, behind, rows_per_s: rate, eta_s: Math.ceil(behind / Math.max(1, rate)) },
+          "catching up with chat.db",
+        );
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     updateLag(chatDb);
     return seen;
@@ -264,6 +293,12 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
 
   return {
     tick,
+    /** Opens chat.db now (a first start places the cursor at its end); reading starts with `tick`. */
+    open: () => void open(),
+    /** The current tick ends after its batch; no tick reads after this. */
+    stop: () => {
+      stopping = true;
+    },
     chatDb: () => db,
     status: (): PollerStatus => {
       const s = state();
