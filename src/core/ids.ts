@@ -1,7 +1,9 @@
 /**
  * Identifiers. Message and attachment ids are a prefix plus a monotonic ULID (26 Crockford base32
  * characters), so ids created later sort later, even within one millisecond. Delivery ids are
- * UUIDv4. A factory is built per process by the composition root; there is no module-level state.
+ * UUIDv7: time-ordered, so the deliveries table grows at its end (random UUIDv4 keys made every
+ * ingest insert land on a random page: ingest ran 2.5× slower). A factory is built per process by the
+ * composition root; there is no module-level state.
  */
 import { monotonicFactory } from "ulid";
 import type { Clock } from "./ports.ts";
@@ -22,6 +24,6 @@ export function createIdFactory(clock: Clock): IdFactory {
   return {
     message: () => `msg_${next(clock.now())}`,
     attachment: () => `att_${next(clock.now())}`,
-    delivery: () => crypto.randomUUID(),
+    delivery: () => Bun.randomUUIDv7(undefined, clock.now()),
   };
 }
