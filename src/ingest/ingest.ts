@@ -88,10 +88,16 @@ export function createIngest(deps: IngestDeps): Ingest {
   /** Channels seen inbound in the current batch (recorded once each, with the batch's last reference). */
   const seen = new Map<string, { id: string; type: ChannelType; platformRef: string; source: Source }>();
 
+  /** The latest read-run end, looked up once per batch: later messages need no run split. */
+  let runEnd: { value: number | null } | null = null;
+  const duplicate = (m: NormalizedMessage): IngestOutcome => ({
+    status: "duplicate",
+    id: store.messages.idByPlatformId(m.source, m.platformId) as string,
+  });
+
   const storeOne = (m: NormalizedMessage, allowlist: Allowlist, now: number): IngestOutcome => {
-    const existing = store.messages.idByPlatformId(m.source, m.platformId);
-    if (existing) return { status: "duplicate", id: existing };
     if (m.direction === "outbound") {
+      if (store.messages.idByPlatformId(m.source, m.platformId)) return duplicate(m);
       const text = comparableText(m.text);
       const send = store.messages
         .unlinkedOutbound(
@@ -108,7 +114,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     const entry = m.direction === "inbound" ? allowlist.lookup(m.source, m.sender.id) : null;
     const status: AllowlistStatus = m.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";
     const id = ids.message();
-    store.messages.insert({
+    const stored = store.messages.insertIfNew({
       id,
       source: m.source,
       platform_id: m.platformId,
@@ -125,6 +131,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       raw: JSON.stringify(m.raw),
       created_at: now,
     });
+    if (!stored) return duplicate(m);
     for (const a of m.attachments) {
       store.attachments.insert({
         id: a.id,
@@ -139,7 +146,14 @@ export function createIngest(deps: IngestDeps): Ingest {
     if (m.direction === "inbound") seen.set(m.channel.id, { ...m.channel, source: m.source });
     let deliveryId: string | null = null;
     if (status === "allowed") {
-      store.reads.splitRunsAt({ message_ts: m.timestampMs, id, source: m.source, channel_id: m.channel.id });
+      runEnd ??= { value: store.reads.latestRunEnd() };
+      if (runEnd.value !== null && m.timestampMs <= runEnd.value)
+        store.reads.splitRunsAt({
+          message_ts: m.timestampMs,
+          id,
+          source: m.source,
+          channel_id: m.channel.id,
+        });
       if (deps.webhooksEnabled) {
         deliveryId = ids.delivery();
         store.deliveries.insertPending(deliveryId, id, m.channel.id, now);
@@ -154,6 +168,7 @@ export function createIngest(deps: IngestDeps): Ingest {
         const now = clock.now();
         const allowlist = deps.allowlist();
         seen.clear();
+        runEnd = null;
         const outcomes = batch.messages.map((m) => {
           if (m.source !== batch.source)
             throw new Error(`batch for ${batch.source} holds a ${m.source} message`);

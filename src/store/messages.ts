@@ -51,12 +51,12 @@ export const QUARANTINE_SQL = `
 export const BEFORE_ALL_TIME = -8.64e15;
 
 export function createMessageStore(db: Database) {
-  const insert = db.prepare(
-    `INSERT INTO messages (id, source, platform_id, channel_id, channel_type, sender_id, sender_name, person_id,
+  const columns = `(id, source, platform_id, channel_id, channel_type, sender_id, sender_name, person_id,
        text, reply_to, message_ts, direction, allowlist_status, raw, created_at)
      VALUES ($id, $source, $platform_id, $channel_id, $channel_type, $sender_id, $sender_name, $person_id,
-       $text, $reply_to, $message_ts, $direction, $allowlist_status, $raw, $created_at)`,
-  );
+       $text, $reply_to, $message_ts, $direction, $allowlist_status, $raw, $created_at)`;
+  const insert = db.prepare(`INSERT INTO messages ${columns}`);
+  const insertNew = db.prepare(`INSERT OR IGNORE INTO messages ${columns}`);
   const byId = db.prepare<MessageRow, [string]>("SELECT * FROM messages WHERE id = ?1");
   const byPlatform = db.prepare<{ id: string }, [string, string]>(
     "SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2",
@@ -77,6 +77,15 @@ export function createMessageStore(db: Database) {
   return {
     insert(row: MessageRow): void {
       insert.run(row);
+    },
+    /**
+     * Inserts unless a message with the same (source, platform id) exists; false when it does (one index
+     * probe instead of a lookup and an insert). Any other constraint failure still throws.
+     */
+    insertIfNew(row: MessageRow): boolean {
+      if (insertNew.run(row).changes === 1) return true;
+      if (row.platform_id !== null && byPlatform.get(row.source, row.platform_id)) return false;
+      throw new Error(`message ${row.id} was not inserted (a constraint refused it)`);
     },
     get(id: string): MessageRow | null {
       return byId.get(id);

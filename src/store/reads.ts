@@ -127,6 +127,7 @@ export function createReadStore(db: Database) {
     `SELECT * FROM read_runs INDEXED BY read_runs_end
      WHERE scope IN (?1, ?2, ?3) AND (end_ts, end_id) > (?4, ?5) AND (start_ts, start_id) < (?4, ?5)`,
   );
+  const latestEnd = db.prepare<{ end: number | null }, []>("SELECT MAX(end_ts) AS end FROM read_runs");
   const insertRun = db.prepare<unknown, [string, string, number, string, number, string]>(
     "INSERT INTO read_runs (agent_id, scope, start_ts, start_id, end_ts, end_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
   );
@@ -226,6 +227,8 @@ export function createReadStore(db: Database) {
         })
         .immediate(),
     /** Called right after an allowed message is stored: no run may cover it, as nobody has read it. */
+    /** The latest end of any read run (null: none); a message stored after it cannot split a run. */
+    latestRunEnd: (): number | null => latestEnd.get()?.end ?? null,
     splitRunsAt(m: { message_ts: number; id: string; source: string; channel_id: string }): void {
       const k = keyOf(m);
       const scopes = scopesOf(m);

@@ -1,0 +1,297 @@
+/**
+ * Benchmark: catching up with a large iMessage backlog without blocking, next to a raw copy of the same
+ * rows in the same run.
+ *
+ *   bun run bench/backlog.ts
+ *
+ * gw runs as `bun src/main.ts serve` (the real command) on a chat.db written the way Messages writes
+ * it; this script is Messages and the agent. After a first start (the cursor is placed at the end), gw
+ * is stopped and BENCH_BACKLOG rows are written (80 % from the allowlisted friend, 10 % from a
+ * stranger, 10 % in a group). Then:
+ * 1. raw: bench/backlog-raw.ts copies the same rows with gw's read query into a store with gw's schema
+ *    (same inserts and index writes, 500 per transaction, synchronous=FULL), no gw logic.
+ * 2. catch-up: gw serve starts on the backlog; from its first /healthz answer until /healthz says it is
+ *    up to date, this script alternates GET /healthz and GET /messages/unread?limit=20 (one agent) every
+ *    BENCH_PROBE_MS and records each latency; gw's peak RSS is its /proc VmHWM at the end. Throughput
+ *    counts from spawn to up to date.
+ * 3. stop: BENCH_STOP_ROWS more rows; gw starts again and gets SIGTERM once a fifth of them are stored;
+ *    the time to exit is taken, and gw.db must hold exactly the rows up to its cursor.
+ * Environment: BENCH_BACKLOG (500000), BENCH_STOP_ROWS (100000), BENCH_PROBE_MS (10), BENCH_KEEP (0).
+ * Prints a table and one JSON line on stdout (with a `summary` list), progress on stderr.
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Subprocess } from "bun";
+import { openChatDbWriter } from "../src/demo/chatdb-writer.ts";
+import { now } from "./device-child.ts";
+import { dist, intEnv } from "./lib/stats.ts";
+
+const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);
+const STOP_ROWS = intEnv("BENCH_STOP_ROWS", 100_000, 1);
+const PROBE_MS = intEnv("BENCH_PROBE_MS", 10, 0);
+const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
+const TARGET = { p99Ms: 50, stopMs: 2_000, perS: 30_000, ratio: 0.8, rssMiB: 150 };
+const FRIEND = "+15555550100";
+const STRANGER = "+15555550199";
+const FRIEND_CHAT = `any;-;${FRIEND}`;
+const STRANGER_CHAT = `any;-;${STRANGER}`;
+const GROUP_CHAT = "any;+;chat123456789";
+const ROOT = join(import.meta.dir, "..");
+const progress = (s: string) => process.stderr.write(`[backlog] ${s}\n`);
+
+const dir = mkdtempSync(join(tmpdir(), "gw-bench-backlog-"));
+const chatDbPath = join(dir, "Library/Messages/chat.db");
+mkdirSync(dirname(chatDbPath), { recursive: true });
+writeFileSync(
+  join(dir, "allowlist.toml"),
+  `[[entry]]\nsource = "device_messenger"\nid = "${FRIEND}"\nperson_id = "ann"\n`,
+);
+const port = 19_000 + Math.floor(Math.random() * 1000);
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: dir,
+  GW_BEARER_TOKEN: "bench-token",
+  GW_BIND_PORT: String(port),
+  GW_DB_PATH: join(dir, "data/gw.db"),
+  GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
+  GW_LOG_DIR: join(dir, "logs"),
+  GW_LOG_LEVEL: "warn",
+  GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
+  GW_CHAT_DB_PATH: chatDbPath,
+};
+let gw: Subprocess | null = null;
+const cleanup = () => {
+  gw?.kill("SIGKILL");
+  if (KEEP) progress(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+};
+process.on("SIGINT", () => {
+  cleanup();
+  process.exit(130);
+});
+
+const base = `http://127.0.0.1:${port}`;
+const headers = { authorization: "Bearer bench-token", "x-agent-id": "bench" };
+const startGw = () => {
+  gw = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
+    env,
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  return gw;
+};
+const health = async () => {
+  try {
+    const r = await fetch(`${base}/healthz`);
+    return (await r.json()) as { connectors: { device_messenger: { detail: string } } };
+  } catch {
+    return null;
+  }
+};
+const waitHealthy = async () => {
+  const deadline = now() + 30_000;
+  for (;;) {
+    const h = await health();
+    if (h) return h;
+    if (now() > deadline) throw new Error("gw did not answer /healthz");
+    await Bun.sleep(2);
+  }
+};
+const storedCount = () => {
+  const db = new Database(env.GW_DB_PATH, { readonly: true });
+  try {
+    const cursor = Number(
+      (
+        db.query("SELECT position FROM connector_cursors WHERE source = 'device_messenger'").get() as {
+          position: string;
+        }
+      ).position,
+    );
+    const n = (db.query("SELECT COUNT(*) AS n FROM messages").get() as { n: number }).n;
+    return { cursor, n };
+  } finally {
+    db.close();
+  }
+};
+const peakRssMiB = (pid: number) => {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
+};
+
+const writer = openChatDbWriter(chatDbPath);
+writer.chat({ guid: FRIEND_CHAT, style: 45, chatIdentifier: FRIEND, participants: [FRIEND] });
+writer.chat({ guid: STRANGER_CHAT, style: 45, chatIdentifier: STRANGER, participants: [STRANGER] });
+writer.chat({
+  guid: GROUP_CHAT,
+  style: 43,
+  chatIdentifier: "chat123456789",
+  participants: [FRIEND, STRANGER],
+});
+const seed = (rows: number, offset: number) => {
+  for (let done = 0; done < rows; done += 5_000)
+    writer.db.transaction(() => {
+      for (let i = done; i < Math.min(rows, done + 5_000); i++) {
+        const text = `backlog ${offset + i} lorem ipsum dolor sit amet`;
+        const k = i % 10;
+        if (k === 0) writer.message({ chatGuid: STRANGER_CHAT, from: STRANGER, text });
+        else if (k === 1)
+          writer.message({ chatGuid: GROUP_CHAT, from: i % 20 === 1 ? FRIEND : STRANGER, text });
+        else writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text });
+      }
+    })();
+};
+
+const results: Record<string, unknown> = {};
+try {
+  // First start: the cursor goes to the end of chat.db.
+  const first = startGw();
+  await waitHealthy();
+  first.kill("SIGTERM");
+  await first.exited;
+  const from = writer.maxRowid();
+  progress(`writing ${BACKLOG} rows while gw is stopped`);
+  const tSeed = now();
+  seed(BACKLOG, 0);
+  progress(`seeded in ${((now() - tSeed) / 1000).toFixed(1)} s`);
+
+  progress("raw copy");
+  const raw = Bun.spawn(
+    [
+      process.execPath,
+      join(import.meta.dir, "backlog-raw.ts"),
+      chatDbPath,
+      String(from),
+      join(dir, "raw.db"),
+    ],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
+  const rawOut = JSON.parse(await new Response(raw.stdout).text()) as { rows: number; ms: number };
+  const rawPerS = Math.round(rawOut.rows / (rawOut.ms / 1000));
+
+  progress("gw catch-up with /healthz and unread probed");
+  const tSpawn = now();
+  const proc = startGw();
+  await waitHealthy();
+  const firstHealthMs = now() - tSpawn;
+  const healthMs: number[] = [];
+  const unreadMs: number[] = [];
+  let done = false;
+  let upToDateAt = 0;
+  while (!done) {
+    const t0 = now();
+    const h = await health();
+    healthMs.push(now() - t0);
+    if (h?.connectors.device_messenger.detail.startsWith("Up to date")) {
+      done = true;
+      upToDateAt = now();
+      break;
+    }
+    const t1 = now();
+    await fetch(`${base}/messages/unread?limit=20`, { headers }).then((r) => r.arrayBuffer());
+    unreadMs.push(now() - t1);
+    if (PROBE_MS > 0) await Bun.sleep(PROBE_MS);
+  }
+  const rss = peakRssMiB(proc.pid);
+  const caughtUp = storedCount();
+  proc.kill("SIGTERM");
+  await proc.exited;
+  const gwMs = upToDateAt - tSpawn;
+  const gwPerS = Math.round(BACKLOG / (gwMs / 1000));
+
+  progress(`stop: ${STOP_ROWS} more rows, SIGTERM once a fifth is stored`);
+  const stopFrom = writer.maxRowid();
+  seed(STOP_ROWS, BACKLOG);
+  const before = storedCount().n;
+  const proc2 = startGw();
+  await waitHealthy();
+  for (;;) {
+    if (storedCount().n - before >= STOP_ROWS / 5) break;
+    await Bun.sleep(5);
+  }
+  const tTerm = now();
+  proc2.kill("SIGTERM");
+  const code = await proc2.exited;
+  const stopMs = now() - tTerm;
+  const after = storedCount();
+  const consistent = after.n - before === after.cursor - stopFrom;
+
+  const r = {
+    backlog: BACKLOG,
+    gw: {
+      ms: Math.round(gwMs),
+      perS: gwPerS,
+      firstHealthMs: Math.round(firstHealthMs),
+      peakRssMiB: rss,
+      stored: caughtUp.n,
+    },
+    raw: { ms: Math.round(rawOut.ms), perS: rawPerS, rows: rawOut.rows },
+    ratio: Math.round((gwPerS / rawPerS) * 100) / 100,
+    healthz: dist(healthMs),
+    unread: dist(unreadMs),
+    stop: { ms: Math.round(stopMs), exitCode: code, consistent, storedBeforeStop: after.n - before },
+  };
+  results.backlog = r;
+  const summary = [
+    {
+      figure: "catch-up throughput",
+      value: `${gwPerS} msg/s`,
+      baseline: `raw copy ${rawPerS} msg/s`,
+      ratio: r.ratio,
+      target: `≥ ${TARGET.perS} and ≥ ${TARGET.ratio}×`,
+      pass: gwPerS >= TARGET.perS && r.ratio >= TARGET.ratio,
+    },
+    {
+      figure: "/healthz p99 during catch-up",
+      value: `${r.healthz.p99} ms`,
+      baseline: "",
+      ratio: null,
+      target: `≤ ${TARGET.p99Ms} ms`,
+      pass: r.healthz.p99 <= TARGET.p99Ms,
+    },
+    {
+      figure: "unread p99 during catch-up",
+      value: `${r.unread.p99} ms`,
+      baseline: "",
+      ratio: null,
+      target: `≤ ${TARGET.p99Ms} ms`,
+      pass: r.unread.p99 <= TARGET.p99Ms,
+    },
+    {
+      figure: "SIGTERM during catch-up → exit",
+      value: `${r.stop.ms} ms (exit ${code}, cursor ${consistent ? "consistent" : "INCONSISTENT"})`,
+      baseline: "",
+      ratio: null,
+      target: `≤ ${TARGET.stopMs} ms`,
+      pass: stopMs <= TARGET.stopMs && consistent && code === 0,
+    },
+    {
+      figure: "peak RSS during catch-up",
+      value: `${rss} MiB`,
+      baseline: "",
+      ratio: null,
+      target: `< ${TARGET.rssMiB} MiB`,
+      pass: rss < TARGET.rssMiB,
+    },
+  ];
+  const lines = [
+    `backlog bench: ${cpus().length} cpus, bun ${Bun.version}, ${BACKLOG} rows`,
+    `  gw: ${gwMs.toFixed(0)} ms spawn → up to date (${gwPerS} msg/s); first /healthz ${firstHealthMs.toFixed(0)} ms after spawn`,
+    `  raw copy: ${rawOut.ms.toFixed(0)} ms (${rawPerS} msg/s); gw/raw ${r.ratio}`,
+    `  /healthz during catch-up: n ${r.healthz.n}, p50 ${r.healthz.p50}, p99 ${r.healthz.p99}, max ${r.healthz.max} ms`,
+    `  unread during catch-up:   n ${r.unread.n}, p50 ${r.unread.p50}, p99 ${r.unread.p99}, max ${r.unread.max} ms`,
+    "",
+    ...summary.map(
+      (s) =>
+        `  ${s.pass ? "PASS" : "FAIL"}  ${s.figure}: ${s.value} (target ${s.target})${s.baseline ? ` [${s.baseline}]` : ""}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n${JSON.stringify({ bench: "backlog", results: r, summary })}\n`);
+} finally {
+  writer.close();
+  cleanup();
+}
