@@ -9,7 +9,7 @@
  */
 import type { Clock, Logger } from "../core/ports.ts";
 import type { DeliveryRow } from "../store/deliveries.ts";
-import { toEnvelope } from "../store/envelope.ts";
+import { envelopeJson } from "../store/envelope.ts";
 import type { Store } from "../store/store.ts";
 import { type AttemptResult, nextStep } from "./schedule.ts";
 import { signedHeaders } from "./sign.ts";
@@ -41,7 +41,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const bodyOf = (row: DeliveryRow): string | null => {
     const message = store.messages.get(row.message_id);
     if (!message) return null;
-    return JSON.stringify(toEnvelope(message, store.attachments.forMessage(message.id), deps.publicBaseUrl));
+    return envelopeJson(message, store.attachments.forMessage(message.id), deps.publicBaseUrl);
   };
 
   const post = async (row: DeliveryRow, body: string): Promise<AttemptResult> => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createOutboundRecorder } from "../../src/ingest/outbound.ts";
-import { toEnvelope } from "../../src/store/envelope.ts";
+import { envelopeJson, toEnvelope } from "../../src/store/envelope.ts";
+import type { MessageRow } from "../../src/store/messages.ts";
 import type { UnreadFilter } from "../../src/store/reads.ts";
 import type { Store } from "../../src/store/store.ts";
 import { FRIEND, inbound, storeWithIngest } from "../helpers/messages.ts";
@@ -278,5 +279,28 @@ describe("outbound records and envelopes", () => {
       direction: "inbound",
       raw: { ROWID: 5 },
     });
+  });
+});
+
+describe("envelope JSON", () => {
+  test("envelopeJson writes exactly JSON.stringify(toEnvelope(...)), raw spliced in unparsed", () => {
+    const t = storeWithIngest();
+    const att = {
+      id: t.ids.attachment(),
+      mime: "image/png",
+      sizeBytes: 3,
+      fileName: "f",
+      platformRef: "p",
+    };
+    const [out] = t.ingest({
+      source: "device_messenger",
+      messages: [
+        inbound({ text: 'quote " and ✓', raw: { nested: { a: [1, "x"] }, u: "é" }, attachments: [att] }),
+      ],
+      cursor: null,
+    });
+    const row = t.store.messages.get(out?.id as string) as MessageRow;
+    const atts = t.store.attachments.forMessage(row.id);
+    expect(envelopeJson(row, atts, "http://h:1")).toBe(JSON.stringify(toEnvelope(row, atts, "http://h:1")));
   });
 });

@@ -32,7 +32,8 @@ test("delivery ids are UUIDv7: valid UUIDs, unique, ordered by creation time", (
     if (i % 100 === 0) now += 1;
     made.push(ids.delivery());
   }
-  for (const id of made) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  for (const id of made)
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   expect(new Set(made).size).toBe(made.length);
   expect(made.slice(0, 100).every((id) => id < (made[100] as string))).toBe(true);
   expect(made[0]?.replaceAll("-", "").slice(0, 12)).toBe((1_800_000_000_001).toString(16).padStart(12, "0"));

@@ -4,11 +4,11 @@
  * X-Agent-ID checks ran in app.ts before any of this.
  */
 import { Elysia } from "elysia";
-import { type Envelope, EnvelopeSchema } from "../../core/envelope.ts";
+import { EnvelopeSchema } from "../../core/envelope.ts";
 import { AppError } from "../../core/errors.ts";
 import type { Clock } from "../../core/ports.ts";
 import { canonicalTimestamp, formatTimestamp, parseTimestamp } from "../../core/time.ts";
-import { toEnvelope } from "../../store/envelope.ts";
+import { envelopeJson } from "../../store/envelope.ts";
 import type { MessageRow } from "../../store/messages.ts";
 import type { Store } from "../../store/store.ts";
 import {
@@ -57,15 +57,21 @@ function nextSince(messages: readonly MessageRow[], since: string | undefined): 
 const notFound = (id: string) =>
   new AppError("MESSAGE_NOT_FOUND", "No visible message has this id.", { message_id: id });
 
+/** A JSON answer written by hand: Elysia neither re-serialises nor re-validates a Response. */
+const json = (text: string) => new Response(text, { headers: { "content-type": "application/json" } });
+
 export function messageRoutes(deps: MessageRouteDeps) {
   const { store } = deps;
-  const envelope = (row: MessageRow): Envelope =>
-    toEnvelope(row, store.attachments.forMessage(row.id), deps.publicBaseUrl);
-  /** A page of envelopes with one attachment query for the whole page. */
-  const envelopes = (rows: readonly MessageRow[]): Envelope[] => {
+  /**
+   * A page of envelopes as JSON (one attachment query for the whole page). The response schemas below
+   * document these answers; they are not checked at run time (envelopeJson's test pins the shape).
+   */
+  const envelopes = (rows: readonly MessageRow[]): string => {
     const atts = store.attachments.forMessages(rows.map((r) => r.id));
-    return rows.map((r) => toEnvelope(r, atts.get(r.id) ?? [], deps.publicBaseUrl));
+    return `[${rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], deps.publicBaseUrl)).join(",")}]`;
   };
+  const list = (rows: readonly MessageRow[], since: string | undefined) =>
+    json(`{"messages":${envelopes(rows)},"next_since":${JSON.stringify(nextSince(rows, since))}}`);
 
   return new Elysia({ name: "messages" })
     .get(
@@ -78,7 +84,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           sinceMs,
           limit: Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
         });
-        return { messages: envelopes(rows), next_since: nextSince(rows, query.since) };
+        return list(rows, query.since);
       },
       {
         headers: AgentHeaders,
@@ -97,7 +103,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           parseSince(query.since),
           Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
         );
-        return { messages: envelopes(rows), next_since: nextSince(rows, query.since) };
+        return list(rows, query.since);
       },
       {
         query: QuarantineQuery,
@@ -115,9 +121,9 @@ export function messageRoutes(deps: MessageRouteDeps) {
         if (target?.allowlist_status !== "allowed" || target.channel_id !== query.channel_id) {
           throw notFound(query.around_message_id);
         }
-        return {
-          messages: envelopes(store.messages.context(target, query.before ?? 5, query.after ?? 5)),
-        };
+        return json(
+          `{"messages":${envelopes(store.messages.context(target, query.before ?? 5, query.after ?? 5))}}`,
+        );
       },
       {
         headers: AgentHeaders,
@@ -148,7 +154,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
       ({ params }) => {
         const row = store.messages.get(params.message_id);
         if (!row || row.allowlist_status === "unknown") throw notFound(params.message_id);
-        return envelope(row);
+        return json(envelopeJson(row, store.attachments.forMessage(row.id), deps.publicBaseUrl));
       },
       {
         headers: AgentHeaders,
