@@ -1,0 +1,97 @@
+/**
+ * How every benchmark reports: a few human lines, then the verdict rows, then one JSON line (the last
+ * line of stdout) that `bun run bench` (bench/run.ts) collects into its summary table and into the
+ * Performance section of docs/EVIDENCE.md. A row compares one figure of gw with the raw baseline or the
+ * peer measured in the same run; `pass` is null for a figure that has no target.
+ */
+import { Database } from "bun:sqlite";
+import { cpus, loadavg, totalmem } from "node:os";
+import { join } from "node:path";
+
+export interface SummaryRow {
+  figure: string;
+  /** gw's figure, with its unit. */
+  value: string;
+  /** The raw baseline or peer from the same run ("" when there is none). */
+  baseline: string;
+  /** gw relative to the baseline, in the direction stated by the figure (null when not meaningful). */
+  ratio: number | null;
+  target: string;
+  pass: boolean | null;
+}
+
+export interface Machine {
+  revision: string;
+  cpus: number;
+  cpuModel: string;
+  memGiB: number;
+  platform: string;
+  bun: string;
+  sqlite: string;
+  load1: number;
+}
+
+export interface BenchReport {
+  bench: string;
+  /** The command that reproduces the figures. */
+  command: string;
+  machine: Machine;
+  wallS: number;
+  summary: SummaryRow[];
+  results: unknown;
+}
+
+const ROOT = join(import.meta.dir, "../..");
+
+/** The git revision, with `+dirty` when src/ or bench/ differ from it. */
+export function revision(): string {
+  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "src", "bench"], { cwd: ROOT })
+    .stdout.toString()
+    .trim();
+  return `${head || "unknown"}${dirty ? "+dirty" : ""}`;
+}
+
+export function machine(): Machine {
+  const db = new Database(":memory:");
+  const sqlite = (db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
+  db.close();
+  return {
+    revision: revision(),
+    cpus: cpus().length,
+    cpuModel: (cpus()[0]?.model ?? "unknown").trim(),
+    memGiB: Math.round(totalmem() / 2 ** 30),
+    platform: `${process.platform} ${process.arch}`,
+    bun: Bun.version,
+    sqlite,
+    load1: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+  };
+}
+
+export const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+
+/** The verdict lines of a summary, as printed before the JSON line. */
+export function verdictLines(summary: readonly SummaryRow[]): string[] {
+  return summary.map((s) => {
+    const mark = s.pass === null ? "    " : s.pass ? "PASS" : "FAIL";
+    const base = s.baseline ? ` [${s.baseline}${s.ratio === null ? "" : `; ${s.ratio}×`}]` : "";
+    return `  ${mark}  ${s.figure}: ${s.value}${s.target ? ` (target ${s.target})` : ""}${base}`;
+  });
+}
+
+/** Prints the verdicts and the closing JSON line; returns the report. */
+export function report(
+  r: Omit<BenchReport, "machine" | "wallS"> & { startedAt: number; lines?: string[] },
+): BenchReport {
+  const out: BenchReport = {
+    bench: r.bench,
+    command: r.command,
+    machine: machine(),
+    wallS: Math.round((performance.now() - r.startedAt) / 100) / 10,
+    summary: r.summary,
+    results: r.results,
+  };
+  const lines = [...(r.lines ?? []), "", ...verdictLines(r.summary)];
+  process.stdout.write(`${lines.join("\n")}\n${JSON.stringify(out)}\n`);
+  return out;
+}
