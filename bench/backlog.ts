@@ -25,7 +25,7 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
 import { openChatDbWriter } from "../src/demo/chatdb-writer.ts";
-import { now } from "./device-child.ts";
+import { now } from "./lib/child-protocol.ts";
 import { dist, intEnv } from "./lib/stats.ts";
 
 const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);

@@ -12,13 +12,13 @@
  * With BENCH_EXPECT_ROWID set it first waits until the device_messenger cursor reaches that ROWID and
  * reports how long that took (the backlog measurement; start() itself reads synchronously).
  * BENCH_TRACE_INGEST=1 reports every ingest batch (see traced below; off for the backlog run).
- * Prints one line `{"ready":<port>, ...}` on stdout, then answers the commands of device-child.ts.
+ * Prints one line `{"ready":<port>, ...}` on stdout, then answers the commands of lib/child-protocol.ts.
  */
 import { buildConnectors } from "../src/connectors/registry.ts";
 import { systemClock } from "../src/core/ports.ts";
 import { bunSpawner } from "../src/core/spawn.ts";
 import { createService } from "../src/service.ts";
-import { emit, now, processStats, serveCommands } from "./device-child.ts";
+import { emit, now, processStats, serveCommands } from "./lib/child-protocol.ts";
 import { serveSetup, traceIngest } from "./lib/gw-child.ts";
 
 const mode = process.argv[2];

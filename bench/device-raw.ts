@@ -19,7 +19,7 @@
  *         `reader` the connector's own read path: createPoller (rowsAfter in batches, attachment lookups,
  *                  attributedBody decoding, classification, normalisation) with a no-op ingest that only
  *                  moves an in-memory cursor, so the difference to gw is the ingest/store write.
- * Times use device-child.ts `now()`; the commands of device-child.ts are answered in poll/watch mode.
+ * Times use lib/child-protocol.ts `now()`; the commands of lib/child-protocol.ts are answered in poll/watch mode.
  */
 import { Database } from "bun:sqlite";
 import { watch } from "node:fs";
@@ -29,7 +29,7 @@ import type { Source } from "../src/core/envelope.ts";
 import { createIdFactory } from "../src/core/ids.ts";
 import { type Logger, systemClock } from "../src/core/ports.ts";
 import type { CursorRow } from "../src/store/cursors.ts";
-import { emit, now, serveCommands } from "./device-child.ts";
+import { emit, now, serveCommands } from "./lib/child-protocol.ts";
 
 const [mode, path, arg] = process.argv.slice(2);
 if ((mode !== "poll" && mode !== "watch" && mode !== "select") || !path) {

@@ -45,9 +45,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ChatDbWriter, openChatDbWriter } from "../src/demo/chatdb-writer.ts";
-import type { ProcessStats } from "./device-child.ts";
-import { now } from "./device-child.ts";
 import { Child, live } from "./lib/child.ts";
+import type { ProcessStats } from "./lib/child-protocol.ts";
+import { now } from "./lib/child-protocol.ts";
 import { type Dist, dist, intEnv, mulberry32, pct } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------

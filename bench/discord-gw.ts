@@ -22,7 +22,7 @@
  * - `ingestBegun` / `ingested`: when the ingest call for the batch holding a message began and when its
  *   transaction returned (the ingest function the connector is started with is wrapped at the
  *   registry).
- * Commands (besides those of device-child.ts): `stamps` → {dispatch, ingestBegun, ingested: [[text, t],
+ * Commands (besides those of lib/child-protocol.ts): `stamps` → {dispatch, ingestBegun, ingested: [[text, t],
  * ...]},
  * `count` → community messages in the store, `deliveries` → [[delivery id, text], ...].
  */
@@ -31,7 +31,7 @@ import { systemClock } from "../src/core/ports.ts";
 import { bunSpawner } from "../src/core/spawn.ts";
 import type { Ingest, IngestBatch, IngestOutcome } from "../src/ingest/ingest.ts";
 import { createService } from "../src/service.ts";
-import { emit, now, serveCommands } from "./device-child.ts";
+import { emit, now, serveCommands } from "./lib/child-protocol.ts";
 import { serveSetup } from "./lib/gw-child.ts";
 
 const tImported = now();

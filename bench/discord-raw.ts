@@ -26,10 +26,10 @@
  * pacing to Discord's 50 requests/s (globalRequestsPerSecond 1,000,000: only a fake allows that).
  * Prints `{"done":n, rows, storeMs, stamps: {process, begin, imported, ready, all}}` (storeMs: time in the
  * page transactions), then answers the commands of
- * device-child.ts (so the parent can measure the clock offset) until stopped.
+ * lib/child-protocol.ts (so the parent can measure the clock offset) until stopped.
  */
 import { Database } from "bun:sqlite";
-import { emit, now, serveCommands } from "./device-child.ts";
+import { emit, now, serveCommands } from "./lib/child-protocol.ts";
 
 const mode = process.argv[2];
 const token = process.env.BENCH_TOKEN ?? "";

@@ -47,8 +47,8 @@ import {
   type FakeUser,
   startFakeDiscord,
 } from "../test/fakes/fake-discord/server.ts";
-import { now } from "./device-child.ts";
 import { Child, live } from "./lib/child.ts";
+import { now } from "./lib/child-protocol.ts";
 import { intEnv, mulberry32, pct } from "./lib/stats.ts";
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);

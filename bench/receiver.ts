@@ -16,7 +16,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signedHeaders } from "../src/webhooks/sign.ts";
-import { now } from "./device-child.ts";
+import { now } from "./lib/child-protocol.ts";
 import { dist, intEnv } from "./lib/stats.ts";
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);

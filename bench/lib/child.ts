@@ -1,12 +1,12 @@
 /**
- * A benchmark's child process speaking the line protocol of bench/device-child.ts: JSON lines out
+ * A benchmark's child process speaking the line protocol of bench/lib/child-protocol.ts: JSON lines out
  * (each stamped with its arrival time here), JSON commands in, request/answer by id, clock calibration
  * with pings (offset = the child's clock minus ours, from the ping with the smallest round trip), and a
  * stop that falls back to kill. `live` holds the children still running, for cleanup on Ctrl-C.
  */
 import type { Subprocess } from "bun";
-import type { ProcessStats } from "../device-child.ts";
-import { now } from "../device-child.ts";
+import type { ProcessStats } from "./child-protocol.ts";
+import { now } from "./child-protocol.ts";
 
 export type Msg = Record<string, unknown> & { id?: number; recvAt: number };
 

@@ -1,6 +1,5 @@
 /**
- * Shared by the child processes of bench/device.ts (device-gw.ts, device-raw.ts): the time base and the
- * line protocol. A child writes one JSON object per line on stdout and reads one JSON command per line
+ * Shared by the benchmarks' child processes: the time base and the line protocol. A child writes one JSON object per line on stdout and reads one JSON command per line
  * on stdin: `{"cmd":"ping","id":n}` answers `{"id":n,"t":<now>}` (clock calibration), `{"cmd":"stats"}`
  * answers the process's CPU time and memory, `{"cmd":"stop"}` runs the child's stop hook and exits.
  * Reading stdin is also what keeps an otherwise idle child alive.
