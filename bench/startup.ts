@@ -1,0 +1,172 @@
+/**
+ * Benchmark: start-up of the compiled binary, next to compiled hello-world binaries in the same run.
+ *
+ *   bun run bench startup        (or: bun run bench/startup.ts)
+ *
+ * Builds, in a temp dir and with the flags of scripts/build.ts: gw itself, and two raw baselines, a
+ * `Bun.serve` answering 200 and a program printing one line. Also builds gw without `--bytecode` (the
+ * flags before this change), to show what bytecode buys. Then, BENCH_RUNS times each, alternating:
+ * - serve: spawn `gw serve` on a fresh data dir (so creating the database and its migrations counts),
+ *   and GET /healthz every millisecond until the first 200; the baseline is the hello-world server;
+ * - version: spawn `gw --version` and wait for its exit; the baseline is the one-line program.
+ * Targets (issue: performance): serve ≤ 100 ms, --version ≤ 50 ms. Environment: BENCH_RUNS (20),
+ * BENCH_KEEP (1 keeps the temp dir).
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FLAGS } from "../scripts/build.ts";
+import { report, type SummaryRow } from "./lib/report.ts";
+import { type Dist, dist, intEnv } from "./lib/stats.ts";
+
+const RUNS = intEnv("BENCH_RUNS", 20, 1);
+const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
+const TARGET = { serveMs: 100, versionMs: 50 };
+const ROOT = join(import.meta.dir, "..");
+const startedAt = performance.now();
+const progress = (s: string) => process.stderr.write(`[startup] ${s}\n`);
+
+const dir = mkdtempSync(join(tmpdir(), "gw-bench-startup-"));
+process.on("SIGINT", () => {
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(130);
+});
+
+function build(entry: string, out: string, flags: readonly string[]): string {
+  const r = Bun.spawnSync([process.execPath, "build", entry, ...flags, "--outfile", out], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`build of ${entry} failed: ${r.stderr.toString()}`);
+  return out;
+}
+
+writeFileSync(
+  join(dir, "hello-serve.ts"),
+  'Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.GW_BIND_PORT), fetch: () => new Response("ok") });\n',
+);
+writeFileSync(join(dir, "hello-print.ts"), 'process.stdout.write("hello 0.0.0\\n");\n');
+progress("building gw (with and without --bytecode) and the hello-world baselines");
+const gw = build("src/main.ts", join(dir, "gw"), FLAGS);
+const gwPlain = build(
+  "src/main.ts",
+  join(dir, "gw-no-bytecode"),
+  FLAGS.filter((f) => f !== "--bytecode" && f !== "--format=esm"),
+);
+const helloServe = build(join(dir, "hello-serve.ts"), join(dir, "hello-serve"), FLAGS);
+const helloPrint = build(join(dir, "hello-print.ts"), join(dir, "hello-print"), FLAGS);
+
+let port = 21_000 + Math.floor(Math.random() * 20_000);
+async function timeServe(bin: string, args: string[]): Promise<number> {
+  port += 1;
+  const home = mkdtempSync(join(dir, "run-"));
+  const t0 = performance.now();
+  const proc = Bun.spawn([bin, ...args], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      GW_BEARER_TOKEN: "bench-token",
+      GW_BIND_PORT: String(port),
+      GW_DB_PATH: join(home, "gw.db"),
+      GW_LOG_DIR: join(home, "logs"),
+      GW_ALLOWLIST_PATH: join(home, "allowlist.toml"),
+      GW_ATTACHMENT_DIR: join(home, "att"),
+      GW_CHAT_DB_PATH: join(home, "no-chat.db"),
+    },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const deadline = t0 + 10_000;
+  try {
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) return performance.now() - t0;
+      if (performance.now() > deadline) throw new Error(`${bin} did not answer /healthz within 10 s`);
+      await Bun.sleep(1);
+    }
+  } finally {
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
+}
+
+async function timeExit(bin: string, args: string[]): Promise<number> {
+  const t0 = performance.now();
+  const proc = Bun.spawn([bin, ...args], { stdout: "pipe", stderr: "ignore" });
+  await new Response(proc.stdout).text();
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`${bin} ${args.join(" ")} exited ${code}`);
+  return performance.now() - t0;
+}
+
+const KINDS = ["serve", "serveNoBytecode", "serveRaw", "version", "versionNoBytecode", "versionRaw"] as const;
+type Kind = (typeof KINDS)[number];
+const samples = Object.fromEntries(KINDS.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
+try {
+  // One untimed run each, so the binaries are in the page cache as they are after installation.
+  await timeServe(gw, ["serve"]);
+  await timeServe(gwPlain, ["serve"]);
+  await timeServe(helloServe, []);
+  progress(`${RUNS} runs of each, alternating`);
+  for (let i = 0; i < RUNS; i++) {
+    samples.serve.push(await timeServe(gw, ["serve"]));
+    samples.serveNoBytecode.push(await timeServe(gwPlain, ["serve"]));
+    samples.serveRaw.push(await timeServe(helloServe, []));
+    samples.version.push(await timeExit(gw, ["--version"]));
+    samples.versionNoBytecode.push(await timeExit(gwPlain, ["--version"]));
+    samples.versionRaw.push(await timeExit(helloPrint, []));
+  }
+  const d = Object.fromEntries(KINDS.map((k) => [k, dist(samples[k])])) as Record<Kind, Dist>;
+  const mib = (p: string) => Math.round((statSync(p).size / 2 ** 20) * 10) / 10;
+  const sizes = { gw: mib(gw), gwNoBytecode: mib(gwPlain), helloServe: mib(helloServe) };
+  const summary: SummaryRow[] = [
+    {
+      figure: "`gw serve` → first /healthz 200, p50 (p90)",
+      value: `${d.serve.p50} (${d.serve.p90}) ms`,
+      baseline: `hello-world Bun.serve binary ${d.serveRaw.p50} (${d.serveRaw.p90}) ms; gw without --bytecode ${d.serveNoBytecode.p50} ms`,
+      ratio: null,
+      target: `≤ ${TARGET.serveMs} ms`,
+      pass: d.serve.p50 <= TARGET.serveMs,
+    },
+    {
+      figure: "`gw --version`, p50 (p90)",
+      value: `${d.version.p50} (${d.version.p90}) ms`,
+      baseline: `hello-world binary ${d.versionRaw.p50} (${d.versionRaw.p90}) ms; gw without --bytecode ${d.versionNoBytecode.p50} ms`,
+      ratio: null,
+      target: `≤ ${TARGET.versionMs} ms`,
+      pass: d.version.p50 <= TARGET.versionMs,
+    },
+    {
+      figure: "binary size",
+      value: `${sizes.gw} MiB`,
+      baseline: `hello-world ${sizes.helloServe} MiB; gw without --bytecode ${sizes.gwNoBytecode} MiB`,
+      ratio: null,
+      target: "",
+      pass: null,
+    },
+  ];
+  const row = (name: string, x: Dist) => `  ${name.padEnd(34)} p50 ${x.p50}  p90 ${x.p90}  max ${x.max} ms`;
+  report({
+    bench: "startup",
+    command: "bun run bench startup",
+    startedAt,
+    summary,
+    results: { runs: RUNS, ...d, sizesMiB: sizes },
+    lines: [
+      `startup bench: ${RUNS} runs each`,
+      row("gw serve → /healthz", d.serve),
+      row("gw serve (no --bytecode)", d.serveNoBytecode),
+      row("hello-world Bun.serve", d.serveRaw),
+      row("gw --version", d.version),
+      row("gw --version (no --bytecode)", d.versionNoBytecode),
+      row("hello-world print", d.versionRaw),
+    ],
+  });
+} finally {
+  if (KEEP) progress(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,48 @@
+/**
+ * `bun run build`: the host binary dist/gw. `bun run build:release`: that, plus one binary per release
+ * target and dist/SHA256SUMS (sha256sum format, so `shasum -a 256 -c SHA256SUMS` checks them).
+ * One set of flags for every build: `--bytecode` (needs `--format=esm`) precompiles the bundle so start-up
+ * skips parsing (bench/startup.ts); no identifier minification (it breaks Elysia's compiled validators,
+ * docs: bun-elysia.md rule 1). The macOS binaries still need a signature on a Mac (docs/RELEASING.md).
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+export const FLAGS = [
+  "--compile",
+  "--bytecode",
+  "--format=esm",
+  "--minify-whitespace",
+  "--minify-syntax",
+] as const;
+export const TARGETS = [
+  ["bun-darwin-arm64", "dist/gw-darwin-arm64"],
+  ["bun-darwin-x64", "dist/gw-darwin-x64"],
+  ["bun-linux-x64", "dist/gw-linux-x64"],
+] as const;
+
+function build(args: string[]): void {
+  const r = Bun.spawnSync([process.execPath, "build", "src/main.ts", ...FLAGS, ...args], {
+    cwd: ROOT,
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  if (r.exitCode !== 0) throw new Error(`bun build ${args.join(" ")} failed (exit ${r.exitCode})`);
+}
+
+if (import.meta.main) {
+  build(["--outfile", "dist/gw"]);
+  if (process.argv.includes("--release")) {
+    for (const [target, out] of TARGETS) build([`--target=${target}`, "--outfile", out]);
+    const sums = TARGETS.map(([, out]) => {
+      const hash = createHash("sha256")
+        .update(readFileSync(join(ROOT, out)))
+        .digest("hex");
+      return `${hash}  ${basename(out)}\n`;
+    }).join("");
+    writeFileSync(join(ROOT, "dist/SHA256SUMS"), sums);
+    process.stdout.write(sums);
+  }
+}
