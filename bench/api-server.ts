@@ -7,8 +7,9 @@
  * gateway: the real service, built as `gw serve` builds it: loadConfig over an explicit environment,
  *          the pino logger, createService (no connectors), start(), app.listen().
  * raw:     the baseline: a bare Bun.serve on the same database (openStore) that answers
- *          GET /messages/unread with the route's own work done directly: store.reads.unread, then
- *          toEnvelope per row with its attachments, then next_since. No auth, no framework, no schema.
+ *          GET /messages/unread with the route's own work done directly: store.reads.unread, the page's
+ *          attachments in one query, envelopeJson per row (the route's own JSON writer), next_since.
+ *          No auth, no framework, no schema.
  *
  * The database is <work dir>/data/gw.db and the allowlist <work dir>/allowlist.toml (both written by
  * api.ts). Environment: BENCH_TOKEN (the bearer, gateway), BENCH_BASE_URL (attachment URL base, raw; the
@@ -19,7 +20,7 @@ import { join } from "node:path";
 import { systemClock } from "../src/core/ports.ts";
 import { formatTimestamp } from "../src/core/time.ts";
 import { createService } from "../src/service.ts";
-import { toEnvelope } from "../src/store/envelope.ts";
+import { envelopeJson } from "../src/store/envelope.ts";
 import { openStore } from "../src/store/store.ts";
 import { serveSetup } from "./lib/gw-child.ts";
 
@@ -74,9 +75,11 @@ if (mode === "gateway") {
         limit,
       });
       const atts = store.attachments.forMessages(rows.map((r) => r.id));
-      const messages = rows.map((r) => toEnvelope(r, atts.get(r.id) ?? [], baseUrl));
+      const messages = rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], baseUrl)).join(",");
       const nextSince = rows.length > 0 ? formatTimestamp(Math.max(...rows.map((r) => r.message_ts))) : "";
-      return Response.json({ messages, next_since: nextSince });
+      return new Response(`{"messages":[${messages}],"next_since":${JSON.stringify(nextSince)}}`, {
+        headers: { "content-type": "application/json" },
+      });
     },
   });
   stop = async () => {

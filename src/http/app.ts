@@ -11,6 +11,7 @@ import type { Clock, Logger } from "../core/ports.ts";
 import type { IdempotentRunner } from "../send/idempotency.ts";
 import type { SendMessage } from "../send/send-message.ts";
 import type { Store } from "../store/store.ts";
+import { pathOf, requiresAgentId } from "./agent-id.ts";
 import { createBearerCheck } from "./auth.ts";
 import { docsRoutes } from "./docs.ts";
 import { toHttpError } from "./errors.ts";
@@ -39,13 +40,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Routes that answer without a bearer (decisions.md: operators call /healthz bare). */
 const OPEN_ROUTES = new Set(["GET /healthz"]);
 
-/** Per-agent routes (spec Authentication 2): unread, single message, context, mark_read. */
-export function requiresAgentId(method: string, path: string): boolean {
-  if (method === "POST") return path === "/messages/mark_read";
-  if (method !== "GET") return false;
-  return /^\/messages\/[^/]+$/.test(path) && path !== "/messages/quarantine";
-}
-
 export function createApp(deps: AppDeps) {
   const authorized = createBearerCheck(deps.bearerToken);
   let root: AnyElysia | null = null;
@@ -61,7 +55,7 @@ export function createApp(deps: AppDeps) {
       return appError.toEnvelope();
     })
     .onRequest(({ request }) => {
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       if (OPEN_ROUTES.has(`${request.method} ${path}`)) return;
       if (!authorized(request.headers.get("authorization"))) {
         throw new AppError("UNAUTHORIZED", "Missing or invalid bearer token.", {});

@@ -10,6 +10,7 @@ import type { AnyElysia } from "elysia";
 import redocJs from "redoc/bundles/redoc.standalone.js" with { type: "text" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
+import { AGENT_ID_PARAMETER, requiresAgentId } from "./agent-id.ts";
 
 export const OPENAPI_VERSION = "3.1.0";
 const OPEN_ROUTES = new Set(["/healthz"]);
@@ -22,11 +23,14 @@ export function buildOpenApiDocument(app: AnyElysia, version: string): Record<st
     undefined,
     OPENAPI_VERSION,
   );
-  for (const open of OPEN_ROUTES) {
-    for (const op of Object.values(
-      (paths as Record<string, Record<string, Record<string, unknown>>>)[open] ?? {},
-    )) {
-      op.security = [];
+  const operations = paths as Record<
+    string,
+    Record<string, { security?: unknown[]; parameters?: unknown[] }>
+  >;
+  for (const [path, methods] of Object.entries(operations)) {
+    for (const [method, op] of Object.entries(methods)) {
+      if (OPEN_ROUTES.has(path)) op.security = [];
+      if (requiresAgentId(method, path)) op.parameters = [...(op.parameters ?? []), AGENT_ID_PARAMETER];
     }
   }
   return {

@@ -23,10 +23,6 @@ export const ErrorEnvelopeSchema = t.Object(
   { description: "Every non-2xx response." },
 );
 
-export const AgentHeaders = t.Object({
-  "x-agent-id": t.String({ minLength: 1, description: "Agent identity; keys the per-agent read state." }),
-});
-
 export const ListQuery = {
   since: t.Optional(t.String({ description: "RFC 3339; only messages with message_ts greater than this." })),
   limit: t.Optional(

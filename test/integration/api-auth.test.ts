@@ -57,6 +57,8 @@ describe("then X-Agent-ID on per-agent routes", () => {
     ["GET", "/messages/not-an-id", undefined],
     ["GET", "/messages/context?before=99", undefined],
     ["POST", "/messages/mark_read", "{not json"],
+    ["GET", "/messages/unread/", undefined],
+    ["POST", "/messages/mark_read/", "{}"],
   ])("%s %s without X-Agent-ID is 400 AGENT_ID_REQUIRED before validation", async (method, path, raw) => {
     const variants: Record<string, string>[] = [{}, { "x-agent-id": "" }, { "x-agent-id": "   " }];
     for (const extra of variants) {
@@ -67,6 +69,12 @@ describe("then X-Agent-ID on per-agent routes", () => {
         details: { field: "X-Agent-ID" },
       });
     }
+  });
+
+  test("HEAD of a per-agent route without X-Agent-ID is 400 too", async () => {
+    expect((await t.request("HEAD", "/messages/unread", { headers: AUTH })).status).toBe(400);
+    const ok = await t.request("HEAD", "/messages/unread", { headers: AGENT });
+    expect(ok.status).toBe(200);
   });
 
   test.each([

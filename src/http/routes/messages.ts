@@ -11,8 +11,8 @@ import { canonicalTimestamp, formatTimestamp, parseTimestamp } from "../../core/
 import { envelopeJson } from "../../store/envelope.ts";
 import type { MessageRow } from "../../store/messages.ts";
 import type { Store } from "../../store/store.ts";
+import { agentIdOf } from "../agent-id.ts";
 import {
-  AgentHeaders,
   ContextQuery,
   ContextResponse,
   errorResponses,
@@ -76,9 +76,9 @@ export function messageRoutes(deps: MessageRouteDeps) {
   return new Elysia({ name: "messages" })
     .get(
       "/messages/unread",
-      ({ query, headers }) => {
+      ({ query, request }) => {
         const sinceMs = parseSince(query.since);
-        const rows = store.reads.unread(headers["x-agent-id"], {
+        const rows = store.reads.unread(agentIdOf(request), {
           source: query.source ?? null,
           channelId: query.channel_id ?? null,
           sinceMs,
@@ -87,7 +87,6 @@ export function messageRoutes(deps: MessageRouteDeps) {
         return list(rows, query.since);
       },
       {
-        headers: AgentHeaders,
         query: UnreadQuery,
         response: { 200: MessageListResponse, ...errorResponses(400, 401) },
         detail: {
@@ -126,7 +125,6 @@ export function messageRoutes(deps: MessageRouteDeps) {
         );
       },
       {
-        headers: AgentHeaders,
         query: ContextQuery,
         response: { 200: ContextResponse, ...errorResponses(400, 401, 404, 422) },
         detail: {
@@ -138,12 +136,11 @@ export function messageRoutes(deps: MessageRouteDeps) {
     )
     .post(
       "/messages/mark_read",
-      ({ body, headers }) => ({
-        marked_count: store.reads.markRead(headers["x-agent-id"], body.message_ids, deps.clock.now()),
+      ({ body, request }) => ({
+        marked_count: store.reads.markRead(agentIdOf(request), body.message_ids, deps.clock.now()),
       }),
       {
         parse: "json",
-        headers: AgentHeaders,
         body: MarkReadRequest,
         response: { 200: MarkReadResponse, ...errorResponses(400, 401, 422) },
         detail: { summary: "Mark messages read for this agent", description: "Counts unique submitted ids." },
@@ -157,7 +154,6 @@ export function messageRoutes(deps: MessageRouteDeps) {
         return json(envelopeJson(row, store.attachments.forMessage(row.id), deps.publicBaseUrl));
       },
       {
-        headers: AgentHeaders,
         params: MessageIdParams,
         response: { 200: EnvelopeSchema, ...errorResponses(400, 401, 404, 422) },
         detail: { summary: "One message", description: "Quarantined messages answer 404." },
