@@ -6,10 +6,12 @@
  * Reads the rows after <after ROWID> with the same query gw uses (openChatDb().rowsAfter, 500 at a
  * time) and writes them into a fresh store with gw's schema and pragmas (openStore: the same tables and
  * indexes, WAL, synchronous=FULL): one transaction per batch with the same message inserts, one channel
- * upsert per channel and the cursor. No gw logic: no decoding, classification, allowlist, dedupe
- * lookup or read-run maintenance. Prints `{"rows","ms"}` and exits.
+ * upsert per channel and the cursor, and the same `raw` column (rawOf, the payload gw keeps). No gw
+ * logic: no decoding, classification, allowlist, attachment staging or read-run maintenance.
+ * Prints `{"rows","ms"}` and exits.
  */
 import { BATCH_ROWS, openChatDb } from "../src/connectors/device-messenger/chat-db.ts";
+import { rawOf } from "../src/connectors/device-messenger/rows.ts";
 import { openStore } from "../src/store/store.ts";
 
 const [chatDbPath, afterArg, storePath] = process.argv.slice(2);
@@ -46,7 +48,7 @@ for (;;) {
         message_ts: r.date_ms,
         direction: "inbound",
         allowlist_status: "unknown",
-        raw: JSON.stringify({ ROWID: r.rowid, guid: r.guid, handle: r.handle, date: r.date_raw }),
+        raw: JSON.stringify(rawOf(r, [])),
         created_at: now,
       });
     }

@@ -26,6 +26,7 @@ import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
 import { openChatDbWriter } from "../src/demo/chatdb-writer.ts";
 import { now } from "./lib/child-protocol.ts";
+import { report, type SummaryRow } from "./lib/report.ts";
 import { dist, intEnv } from "./lib/stats.ts";
 
 const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);
@@ -40,6 +41,7 @@ const STRANGER_CHAT = `any;-;${STRANGER}`;
 const GROUP_CHAT = "any;+;chat123456789";
 const ROOT = join(import.meta.dir, "..");
 const progress = (s: string) => process.stderr.write(`[backlog] ${s}\n`);
+const startedAt = performance.now();
 
 const dir = mkdtempSync(join(tmpdir(), "gw-bench-backlog-"));
 const chatDbPath = join(dir, "Library/Messages/chat.db");
@@ -236,7 +238,7 @@ try {
     stop: { ms: Math.round(stopMs), exitCode: code, consistent, storedBeforeStop: after.n - before },
   };
   results.backlog = r;
-  const summary = [
+  const summary: SummaryRow[] = [
     {
       figure: "catch-up throughput",
       value: `${gwPerS} msg/s`,
@@ -278,19 +280,20 @@ try {
       pass: rss < TARGET.rssMiB,
     },
   ];
-  const lines = [
-    `backlog bench: ${cpus().length} cpus, bun ${Bun.version}, ${BACKLOG} rows`,
-    `  gw: ${gwMs.toFixed(0)} ms spawn → up to date (${gwPerS} msg/s); first /healthz ${firstHealthMs.toFixed(0)} ms after spawn`,
-    `  raw copy: ${rawOut.ms.toFixed(0)} ms (${rawPerS} msg/s); gw/raw ${r.ratio}`,
-    `  /healthz during catch-up: n ${r.healthz.n}, p50 ${r.healthz.p50}, p99 ${r.healthz.p99}, max ${r.healthz.max} ms`,
-    `  unread during catch-up:   n ${r.unread.n}, p50 ${r.unread.p50}, p99 ${r.unread.p99}, max ${r.unread.max} ms`,
-    "",
-    ...summary.map(
-      (s) =>
-        `  ${s.pass ? "PASS" : "FAIL"}  ${s.figure}: ${s.value} (target ${s.target})${s.baseline ? ` [${s.baseline}]` : ""}`,
-    ),
-  ];
-  process.stdout.write(`${lines.join("\n")}\n${JSON.stringify({ bench: "backlog", results: r, summary })}\n`);
+  report({
+    bench: "backlog",
+    command: "bun run bench backlog",
+    startedAt,
+    summary,
+    results: r,
+    lines: [
+      `backlog bench: ${cpus().length} cpus, bun ${Bun.version}, ${BACKLOG} rows`,
+      `  gw: ${gwMs.toFixed(0)} ms spawn → up to date (${gwPerS} msg/s); first /healthz ${firstHealthMs.toFixed(0)} ms after spawn`,
+      `  raw copy: ${rawOut.ms.toFixed(0)} ms (${rawPerS} msg/s); gw/raw ${r.ratio}`,
+      `  /healthz during catch-up: n ${r.healthz.n}, p50 ${r.healthz.p50}, p99 ${r.healthz.p99}, max ${r.healthz.max} ms`,
+      `  unread during catch-up:   n ${r.unread.n}, p50 ${r.unread.p50}, p99 ${r.unread.p99}, max ${r.unread.max} ms`,
+    ],
+  });
 } finally {
   writer.close();
   cleanup();

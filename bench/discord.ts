@@ -39,7 +39,7 @@
  */
 import { Database } from "bun:sqlite";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   FAKE_BOT_TOKEN,
@@ -49,6 +49,7 @@ import {
 } from "../test/fakes/fake-discord/server.ts";
 import { Child, live } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
+import { machine as machineInfo, report, type SummaryRow } from "./lib/report.ts";
 import { intEnv, mulberry32, pct } from "./lib/stats.ts";
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
@@ -217,7 +218,7 @@ async function sinkOffset(port: number): Promise<{ off: number; err: number }> {
 }
 
 const results: Record<string, unknown> = {};
-const verdicts: { target: string; figure: string; baseline: string; pass: boolean | null }[] = [];
+const verdicts: SummaryRow[] = [];
 
 // ---------------------------------------------------------------------------------------------------
 // 1. Latency: MESSAGE_CREATE → raw event / gw commit / listed in unread / webhook received
@@ -425,15 +426,19 @@ async function latencyPhase() {
   results.latency = r;
   const gap = r2(r.gwUnread.p50 - r.rawEvent.p50);
   verdicts.push({
-    target: `MESSAGE_CREATE -> GET /messages/unread: p50 within ${TARGET_GAP_MS} ms of a raw discord.js client's event`,
-    figure: `gw listed p50 ${r.gwUnread.p50} ms (p99 ${r.gwUnread.p99}); gap ${gap} ms (paired p50 ${r.pairedUnreadMinusRaw.p50} ms)`,
-    baseline: `raw messageCreate p50 ${r.rawEvent.p50} ms (p99 ${r.rawEvent.p99})`,
+    figure: "MESSAGE_CREATE → listed by GET /messages/unread",
+    value: `p50 ${r.gwUnread.p50} ms (p99 ${r.gwUnread.p99}); gap ${gap} ms (paired p50 ${r.pairedUnreadMinusRaw.p50} ms)`,
+    baseline: `raw discord.js messageCreate p50 ${r.rawEvent.p50} ms (p99 ${r.rawEvent.p99})`,
+    ratio: null,
+    target: `p50 within ${TARGET_GAP_MS} ms of the raw event`,
     pass: gap <= TARGET_GAP_MS && Object.keys(missing).length === 0,
   });
   verdicts.push({
-    target: "MESSAGE_CREATE -> signed webhook received (reported)",
-    figure: `p50 ${r.gwWebhook.p50} ms, p99 ${r.gwWebhook.p99} ms; gap to raw p50 ${r2(r.gwWebhook.p50 - r.rawEvent.p50)} ms; ${r.webhooks.received}/${expected} received, ${r.webhooks.dupes} dupes, ${r.webhooks.badSignatures} bad signatures`,
+    figure: "MESSAGE_CREATE → signed webhook received",
+    value: `p50 ${r.gwWebhook.p50} ms, p99 ${r.gwWebhook.p99} ms; ${r.webhooks.received}/${expected} received, ${r.webhooks.dupes} dupes, ${r.webhooks.badSignatures} bad signatures`,
     baseline: `raw messageCreate p50 ${r.rawEvent.p50} ms`,
+    ratio: null,
+    target: "",
     pass: null,
   });
   for (const c of [gw.child, raw, sink]) await c.stop();
@@ -653,15 +658,19 @@ async function catchupPhase() {
   };
   results.catchup = r;
   verdicts.push({
-    target: `catch-up of ${total} messages in ${CHANNELS} channels after downtime (reported, no target)`,
-    figure: `gw start() -> all stored ${gwS.startToAll} ms = ${r.gw.perSFromStart} msg/s (${(r.gw.perSFromStart / r.raw.perSFromStart).toFixed(2)}x raw); first history request -> all stored ${gwS.firstRequestToAll} ms = ${r.gw.perSFromFirstRequest} msg/s (${(r.gw.perSFromFirstRequest / r.raw.perSFromFirstRequest).toFixed(2)}x raw)`,
-    baseline: `raw discord.js login + REST + bun:sqlite: ${rawS.startToAll} ms = ${r.raw.perSFromStart} msg/s, from first request ${r.raw.perSFromFirstRequest} msg/s`,
+    figure: `catch-up of ${total} messages in ${CHANNELS} channels after downtime, from start()`,
+    value: `${gwS.startToAll} ms = ${r.gw.perSFromStart} msg/s`,
+    baseline: `raw discord.js login + REST + bun:sqlite: ${rawS.startToAll} ms = ${r.raw.perSFromStart} msg/s (both paced to Discord's 50 requests/s)`,
+    ratio: Math.round((r.gw.perSFromStart / r.raw.perSFromStart) * 100) / 100,
+    target: "",
     pass: gwS.storedAll && rawS.storedAll ? null : false,
   });
   verdicts.push({
-    target: "catch-up without discord.js's 50 requests/s pacing (floor a fake allows; reported)",
-    figure: `gw first history request -> all stored ${gwFreeS.firstRequestToAll} ms = ${r.gwUnpaced.perSFromFirstRequest} msg/s (${(r.gwUnpaced.perSFromFirstRequest / r.rawUnpaced.perSFromFirstRequest).toFixed(2)}x raw)`,
+    figure: "the same catch-up without the 50 requests/s pacing, from the first history request",
+    value: `${gwFreeS.firstRequestToAll} ms = ${r.gwUnpaced.perSFromFirstRequest} msg/s`,
     baseline: `raw ${freeS.firstRequestToAll} ms = ${r.rawUnpaced.perSFromFirstRequest} msg/s`,
+    ratio: Math.round((r.gwUnpaced.perSFromFirstRequest / r.rawUnpaced.perSFromFirstRequest) * 100) / 100,
+    target: "",
     pass: gwFreeS.storedAll && freeS.storedAll ? null : false,
   });
 }
@@ -669,27 +678,12 @@ async function catchupPhase() {
 // ---------------------------------------------------------------------------------------------------
 // Main
 
-function gitRevision(): string {
-  const run = (args: string[]) =>
-    Bun.spawnSync(["git", ...args], { cwd: join(HERE, ".."), stdout: "pipe", stderr: "ignore" })
-      .stdout.toString()
-      .trim();
-  const head = run(["rev-parse", "--short", "HEAD"]) || "unknown";
-  return run(["status", "--porcelain", "--", "src", "bench", "test"]) === "" ? head : `${head}+dirty`;
-}
-
-const machine = {
-  revision: gitRevision(),
-  cpus: cpus().length,
-  cpuModel: cpus()[0]?.model ?? "unknown",
-  platform: `${process.platform} ${process.arch}`,
-  bun: Bun.version,
-  load1AtStart: Math.round((loadavg()[0] ?? 0) * 100) / 100,
-};
+const machine = { ...machineInfo(), load1AtStart: machineInfo().load1 };
 progress(
   `work dir ${root}; ${machine.cpus} cpus (${machine.cpuModel}), bun ${machine.bun}, load ${machine.load1AtStart}`,
 );
 const tMain = now();
+const startedAt = performance.now();
 try {
   if (PHASES.has("latency")) await latencyPhase();
   if (PHASES.has("catchup")) await catchupPhase();
@@ -789,16 +783,13 @@ if (cu) {
     "  (1) discord.js is imported before start() there, so its start->all leaves out the import",
   );
 }
-lines.push("", "targets");
-for (const v of verdicts)
-  lines.push(
-    `  ${v.pass === null ? "INFO" : v.pass ? "PASS" : "FAIL"}  ${v.target}: ${v.figure}  [${v.baseline}]`,
-  );
-process.stdout.write(`${lines.join("\n")}\n`);
-process.stdout.write(
-  `${JSON.stringify({
-    bench: "discord",
-    machine,
+report({
+  bench: "discord",
+  command: "bun run bench discord",
+  startedAt,
+  summary: verdicts,
+  lines,
+  results: {
     config: {
       samples: SAMPLES,
       warmup: WARMUP,
@@ -808,8 +799,6 @@ process.stdout.write(
       perChannel: PER_CHANNEL,
       catchupRuns: RUNS,
     },
-    totalS,
-    results,
-    verdicts,
-  })}\n`,
-);
+    ...results,
+  },
+});

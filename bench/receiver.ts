@@ -17,8 +17,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signedHeaders } from "../src/webhooks/sign.ts";
 import { now } from "./lib/child-protocol.ts";
+import { report } from "./lib/report.ts";
 import { dist, intEnv } from "./lib/stats.ts";
 
+const startedAt = performance.now();
 const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
 const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
 const SECRET = `bench-${crypto.randomUUID()}`;
@@ -125,8 +127,30 @@ try {
   const r = { answered: dist(answered), agentStart: dist(started), rawSpawnToStart: dist(raw) };
   const row = (label: string, d: ReturnType<typeof dist>) =>
     `  ${label.padEnd(44)} ${String(d.n).padStart(4)} ${[d.p50, d.p90, d.p99, d.max].map((x) => String(x).padStart(8)).join("")}`;
-  process.stdout.write(
-    [
+  report({
+    bench: "receiver",
+    command: "bun run bench receiver",
+    startedAt,
+    summary: [
+      {
+        figure: "webhook POST → the agent's first instruction, p50 (p99)",
+        value: `${r.agentStart.p50} (${r.agentStart.p99}) ms`,
+        baseline: `raw Bun.spawn of the same agent: ${r.rawSpawnToStart.p50} (${r.rawSpawnToStart.p99}) ms`,
+        ratio: null,
+        target: "",
+        pass: null,
+      },
+      {
+        figure: "webhook POST → 204 received, p50 (p99)",
+        value: `${r.answered.p50} (${r.answered.p99}) ms`,
+        baseline: "",
+        ratio: null,
+        target: "",
+        pass: null,
+      },
+    ],
+    results: r,
+    lines: [
       `receiver bench: bun ${Bun.version}, ${SAMPLES} samples`,
       "",
       "(ms)                                             n      p50     p90     p99     max",
@@ -134,10 +158,8 @@ try {
       row("webhook POST -> agent's first instruction", r.agentStart),
       row("raw Bun.spawn -> agent's first instruction", r.rawSpawnToStart),
       `  gw's own share of the start (p50): ${(r.agentStart.p50 - r.rawSpawnToStart.p50).toFixed(2)} ms`,
-      "",
-    ].join("\n"),
-  );
-  process.stdout.write(`${JSON.stringify({ bench: "receiver", results: r })}\n`);
+    ],
+  });
 } finally {
   cleanup();
 }

@@ -29,6 +29,7 @@ import {
 } from "../src/store/messages.ts";
 import { type UnreadFilter, unreadCandidatesSql } from "../src/store/reads.ts";
 import { openStore, type Store } from "../src/store/store.ts";
+import { report, type SummaryRow } from "./lib/report.ts";
 import { intEnv, mulberry32 } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
@@ -676,10 +677,42 @@ function run(path: string): void {
   out.push("");
   out.push("plans:");
   for (const [k, v] of Object.entries(plans)) out.push(`  ${k}: ${v}`);
-  console.log(out.join("\n"));
-  console.log(
-    JSON.stringify({
-      bench: "store-queries",
+  const us = (r: Result) => `${fmt(r.p50)} / ${fmt(r.p99)} µs`;
+  const worst = (pick: (r: Result) => boolean) =>
+    results.filter(pick).reduce((a, b) => (b.p99 > a.p99 ? b : a));
+  const row = (figure: string, r: Result): SummaryRow => ({
+    figure: `${figure} (p50 / p99)`,
+    value: `${us(r)}${figure.startsWith("worst") ? ` (${r.name})` : ""}`,
+    baseline: `PK lookup ${us(base)}`,
+    ratio: Math.round((r.p99 / base.p99) * 10) / 10,
+    target: "",
+    pass: null,
+  });
+  const summary: SummaryRow[] = [
+    row(
+      "worst unread case at 1,000,000 messages",
+      worst((r) => r.name.startsWith("unread")),
+    ),
+    row(
+      "context(target, 5, 5)",
+      worst((r) => r.name.startsWith("context")),
+    ),
+    row(
+      "worst quarantine page",
+      worst((r) => r.name.startsWith("quarantine")),
+    ),
+    row(
+      "markRead of 20 ids (a write transaction)",
+      worst((r) => r.name.startsWith("markRead")),
+    ),
+  ];
+  report({
+    bench: "store",
+    command: "bun run bench store",
+    startedAt: tTotal,
+    summary,
+    lines: out,
+    results: {
       rows: ROWS,
       bun,
       sqlite,
@@ -711,8 +744,8 @@ function run(path: string): void {
         rows: r.rows,
       })),
       plans,
-    }),
-  );
+    },
+  });
 }
 
 main();
