@@ -44,6 +44,7 @@ import { toEnvelope } from "../src/store/envelope.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { MAX_IN_FLIGHT } from "../src/webhooks/dispatcher.ts";
 import { signedHeaders } from "../src/webhooks/sign.ts";
+import { report } from "./lib/report.ts";
 import { intEnv } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
@@ -619,6 +620,7 @@ function cpuStat(): { total: number; steal: number } | null {
 const stealShare = (a: ReturnType<typeof cpuStat>, b: ReturnType<typeof cpuStat>) =>
   a && b && b.total > a.total ? (b.steal - a.steal) / (b.total - a.total) : null;
 const stat0 = cpuStat();
+const startedAt = performance.now();
 
 try {
   const machine = {
@@ -733,8 +735,6 @@ try {
   out.push(
     `  throughput rounds delivered on the first attempt with 204: ${delivered}/${gwTotal}; all rows of the run (status/attempts/code): ${JSON.stringify(allRows)}; gw warnings/errors logged: ${warnings}`,
   );
-  process.stdout.write(`${out.join("\n")}\n`);
-
   const round3 = (d: Dist) => ({
     n: d.n,
     p50: r2(d.p50),
@@ -743,10 +743,31 @@ try {
     max: r2(d.max),
     mean: r2(d.mean),
   });
-  process.stdout.write(
-    `${JSON.stringify({
-      bench: "webhooks",
-      machine: { ...machine, cpuStealShare: steal === null ? null : r2(steal) },
+  report({
+    bench: "webhooks",
+    command: "bun run bench webhooks",
+    startedAt,
+    lines: out,
+    summary: [
+      {
+        figure: "message stored → signed webhook received, p50 (p99)",
+        value: `${r2(lat.gwFromStored.p50)} (${r2(lat.gwFromStored.p99)}) ms`,
+        baseline: `raw sign + fetch → received: ${r2(lat.raw.p50)} (${r2(lat.raw.p99)}) ms`,
+        ratio: null,
+        target: `p50 ≤ ${TARGET_P50_MS} ms`,
+        pass: latencyPass,
+      },
+      {
+        figure: `sustained deliveries (${MESSAGES} per round, median of ${gwRounds.length} rounds)`,
+        value: `${r1(gwRate)}/s`,
+        baseline: `raw loop of ${CONCURRENCY} concurrent fetches: ${r1(rawRate)}/s`,
+        ratio: Math.round((gwRate / rawRate) * 100) / 100,
+        target: `≥ ${TARGET_RATE}/s`,
+        pass: ratePass,
+      },
+    ],
+    results: {
+      cpuStealShare: steal === null ? null : r2(steal),
       params: {
         samples: SAMPLES,
         gapMs: GAP_MS,
@@ -800,8 +821,8 @@ try {
         },
         deliveriesPerS: { target: TARGET_RATE, value: r1(gwRate), baseline: r1(rawRate), pass: ratePass },
       },
-    })}\n`,
-  );
+    },
+  });
 } finally {
   await cleanup();
 }
