@@ -1,0 +1,172 @@
+/**
+ * What a process costs, read from Linux /proc without touching the process (no wake-up of its own):
+ * CPU time of the whole thread group from /proc/<pid>/stat (utime + stime, exited threads included, in
+ * clock ticks of 10 ms), CPU time and run count of each thread from /proc/<pid>/task/<tid>/schedstat
+ * (nanoseconds; the run count counts the times the thread was put on a CPU, i.e. its wake-ups while
+ * mostly asleep), kept per thread by a ledger, and RSS from /proc/<pid>/status. Plus a least-squares
+ * slope for RSS samples.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+export interface ThreadSample {
+  tid: number;
+  name: string;
+  cpuNs: number;
+  runs: number;
+}
+
+export interface ProcSample {
+  /** Our monotonic clock when read, ms. */
+  at: number;
+  /** utime + stime of the thread group, ms (10 ms resolution). */
+  cpuMs: number;
+  threads: ThreadSample[];
+  rssKiB: number;
+  hwmKiB: number;
+}
+
+export function threadSamples(pid: number): ThreadSample[] {
+  const out: ThreadSample[] = [];
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const [ns, , runs] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").trim().split(" ");
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      out.push({ tid: Number(tid), name, cpuNs: Number(ns), runs: Number(runs) });
+    } catch {
+      // the thread exited between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** One reading of a live process; throws when it is gone. */
+export function sampleProc(pid: number): ProcSample {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 (1-based).
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(f[11]) + Number(f[12]);
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (key: string) =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  return {
+    at: performance.now(),
+    cpuMs: ticks * TICK_MS,
+    threads: threadSamples(pid),
+    rssKiB: kib("VmRSS"),
+    hwmKiB: kib("VmHWM"),
+  };
+}
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export interface ThreadCost {
+  name: string;
+  /** How many threads of that name ran in the window (short-lived ones come and go). */
+  threads: number;
+  cpuMs: number;
+  /** Times put on a CPU over the window, per second. */
+  runsPerS: number;
+}
+
+/**
+ * Every thread of one process seen over a window, from schedstat readings taken as often as the caller
+ * observes (every 250 ms in idle.ts): threads alive at the start count from their start reading, threads
+ * born later from zero, each up to its last reading, so threads that exit within the window count too
+ * (all but what they ran after their last reading). Nanosecond precision.
+ */
+export class ThreadLedger {
+  private readonly byTid = new Map<
+    number,
+    { name: string; first: ThreadSample | null; last: ThreadSample }
+  >();
+
+  constructor(
+    readonly pid: number,
+    start: readonly ThreadSample[],
+  ) {
+    for (const t of start) this.byTid.set(t.tid, { name: t.name, first: t, last: t });
+  }
+
+  observe(threads: readonly ThreadSample[]): void {
+    for (const t of threads) {
+      const e = this.byTid.get(t.tid);
+      if (e) {
+        e.last = t;
+        e.name = t.name;
+      } else this.byTid.set(t.tid, { name: t.name, first: null, last: t });
+    }
+  }
+
+  totals(wallMs: number): { cpuMs: number; byThread: ThreadCost[] } {
+    const byName = new Map<string, ThreadCost>();
+    let ns = 0;
+    for (const [tid, e] of this.byTid) {
+      const dNs = e.last.cpuNs - (e.first?.cpuNs ?? 0);
+      const runs = e.last.runs - (e.first?.runs ?? 0);
+      if (dNs === 0 && runs === 0 && e.first === null) continue;
+      ns += dNs;
+      // The event-loop thread is the thread-group leader; Bun's pool threads are numbered.
+      const name = tid === this.pid ? "main (event loop)" : e.name.replace(/\s\d+$/, " N");
+      const c = byName.get(name) ?? { name, threads: 0, cpuMs: 0, runsPerS: 0 };
+      c.threads += 1;
+      c.cpuMs += dNs / 1e6;
+      c.runsPerS += runs / (wallMs / 1000);
+      byName.set(name, c);
+    }
+    return {
+      cpuMs: ns / 1e6,
+      byThread: [...byName.values()]
+        .map((c) => ({ ...c, cpuMs: r3(c.cpuMs), runsPerS: r3(c.runsPerS) }))
+        .sort((x, y) => y.cpuMs - x.cpuMs),
+    };
+  }
+}
+
+export interface WindowCost {
+  wallS: number;
+  /** Sum over the threads of the ledger (ns precision): the figure judged. */
+  cpuMs: number;
+  cpuPct: number;
+  /** Cross-check: utime + stime of the thread group from /proc/<pid>/stat, ±2 ticks (20 ms). */
+  statCpuMs: number;
+  statCpuPct: number;
+  byThread: ThreadCost[];
+}
+
+/** CPU over the window between two samples of one process, with the thread ledger kept meanwhile. */
+export function windowCost(a: ProcSample, b: ProcSample, ledger: ThreadLedger): WindowCost {
+  const wallMs = b.at - a.at;
+  const t = ledger.totals(wallMs);
+  const statMs = b.cpuMs - a.cpuMs;
+  return {
+    wallS: r3(wallMs / 1000),
+    cpuMs: r3(t.cpuMs),
+    cpuPct: r3((t.cpuMs / wallMs) * 100),
+    statCpuMs: r3(statMs),
+    statCpuPct: r3((statMs / wallMs) * 100),
+    byThread: t.byThread,
+  };
+}
+
+/** Least-squares slope of y over x (same units per x unit); NaN with fewer than two points. */
+export function slope(points: readonly (readonly [x: number, y: number])[]): number {
+  const n = points.length;
+  if (n < 2) return Number.NaN;
+  const mx = points.reduce((s, p) => s + p[0], 0) / n;
+  const my = points.reduce((s, p) => s + p[1], 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? Number.NaN : num / den;
+}
