@@ -1,26 +1,32 @@
 /**
  * Benchmark: what gw costs while nothing happens, next to the peers and a bare Bun process in the same
- * run, and whether its file-change notifications still work afterwards.
+ * run, where that time goes, and whether its file-change notifications still work afterwards.
  *
  *   bun run bench idle            (or: bun run bench/idle.ts; BENCH_IDLE_S=600 for the 10-minute check)
  *
- * Processes, side by side, each its own: a writer holding chat.db open (bench/idle-writer.ts: WAL and
- * shm exist, nothing is committed during the window); gw as `bun src/main.ts serve` (the real command,
- * default settings: notifications on, 1000 ms timer, no webhooks); with BENCH_IDLE_WEBHOOKS=1 (default)
- * a second `gw serve` with GW_WEBHOOK_URL to bench/webhooks-sink.ts (its own data dir); imessage-kit's
+ * Processes, side by side, each its own, all on one chat.db: a writer holding chat.db open
+ * (bench/idle-writer.ts: WAL and shm exist, nothing is committed during the window); gw as
+ * `bun src/main.ts serve` (the real command, default settings: notifications on, 1000 ms timer, no
+ * webhooks); with BENCH_IDLE_WEBHOOKS=1 (default) a second `gw serve` with GW_WEBHOOK_URL to
+ * bench/webhooks-sink.ts; with BENCH_IDLE_WHATIF=1 (default) two more `gw serve` that tell where gw's time
+ * goes without changing src: one with GW_DEVICE_POLL_INTERVAL_MS=60000 (notifications on, the safety
+ * timer out of the way) and one without the iMessage connector (GW_CHAT_DB_PATH unset); imessage-kit's
  * watcher (bench/pickup-kit.ts); the Claude Code iMessage plugin (bench/pickup-claude.ts starts it; its
  * server process is the one measured; skipped with a line when it cannot run); a bare Bun process of the
- * same runtime with nothing started (bench/idle-bare.ts). All on the same chat.db.
+ * same runtime with nothing started (bench/idle-bare.ts). Each gw gets one GET /messages/unread before
+ * the settle period, as a polling agent would have made.
  *
- * After BENCH_IDLE_SETTLE_S, every process is read from /proc every BENCH_IDLE_SAMPLE_S for BENCH_IDLE_S
- * (lib/proc.ts: nothing is asked of the processes themselves): CPU % of one core from utime + stime over
- * the window, CPU and wake-ups per thread (schedstat), RSS at start, end, max and its least-squares slope.
- * Then, to find where gw's time goes, strace follows each gw and the bare process for BENCH_IDLE_STRACE_S
- * (0 skips; lib/strace.ts). Last, the writer commits BENCH_IDLE_PICKUPS messages 300 ms apart and each
- * watcher's pick-up is timed (gw: GET /messages/unread polled every 1 ms by this script).
- * Method and findings: bench/pickup-idle.md. Prints tables, verdicts and the report JSON line.
- * Environment: BENCH_IDLE_S (60), BENCH_IDLE_SETTLE_S (15), BENCH_IDLE_SAMPLE_S (10),
- * BENCH_IDLE_STRACE_S (20), BENCH_IDLE_PICKUPS (3), BENCH_IDLE_WEBHOOKS (1), BENCH_KEEP (0).
+ * Everything is read from /proc, nothing is asked of the processes (lib/proc.ts): every thread's
+ * schedstat every 500 ms from the start of the settle period (BENCH_IDLE_SETTLE_S), and stat, RSS and a
+ * mark every BENCH_IDLE_SAMPLE_S. Over the window (BENCH_IDLE_S): CPU % of one core, summed over all
+ * threads (threads that come and go included; utime + stime shown as a cross-check), per thread, per
+ * interval; RSS at start, end, max and its least-squares slope. Then strace follows every gw and the
+ * bare process for BENCH_IDLE_STRACE_S (0 skips; lib/strace.ts) for the event loop's wake-ups by source.
+ * Last, the writer commits BENCH_IDLE_PICKUPS messages 300 ms apart and each watcher's pick-up is timed
+ * (gw: GET /messages/unread polled every 1 ms by this script). Method and findings: bench/pickup-idle.md.
+ * Prints tables, verdicts and the report JSON line. Environment: BENCH_IDLE_S (60), BENCH_IDLE_SETTLE_S
+ * (30), BENCH_IDLE_SAMPLE_S (10), BENCH_IDLE_STRACE_S (20), BENCH_IDLE_PICKUPS (3), BENCH_IDLE_WEBHOOKS
+ * (1), BENCH_IDLE_WHATIF (1), BENCH_KEEP (0), BENCH_CLAUDE_PLUGIN_GIT.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -35,6 +41,7 @@ import {
   sampleProc,
   slope,
   ThreadLedger,
+  type ThreadMark,
   threadSamples,
   type WindowCost,
   windowCost,
@@ -46,7 +53,7 @@ import { intEnv } from "./lib/stats.ts";
 import { hasStrace, type TraceSummary, traceFile, traceProcess } from "./lib/strace.ts";
 
 const IDLE_S = intEnv("BENCH_IDLE_S", 60, 1);
-const SETTLE_S = intEnv("BENCH_IDLE_SETTLE_S", 15, 0);
+const SETTLE_S = intEnv("BENCH_IDLE_SETTLE_S", 30, 0);
 const SAMPLE_S = intEnv("BENCH_IDLE_SAMPLE_S", 10, 1);
 /** How often every thread's schedstat is read, so threads that live a second or two are counted. */
 const THREAD_SAMPLE_MS = 500;
@@ -181,8 +188,10 @@ interface ProcResult {
   name: string;
   role: Measured["role"];
   pid: number;
-  /** utime + stime share over the settle period (10 ms ticks). */
-  settleStatCpuPct: number | null;
+  /** CPU % of one core per SAMPLE_S interval from the start of the settle period (ns, all threads). */
+  cpuPctSeries: number[];
+  /** Index in cpuPctSeries where the window starts. */
+  windowStartsAt: number;
   window: WindowCost;
   rss: {
     startMiB: number;
@@ -295,63 +304,86 @@ try {
   });
   for (const [name, why] of Object.entries(skipped)) progress(`SKIPPED ${name}: ${why}`);
 
-  // Settle, then the window.
-  const tStart = performance.now();
+  // Settle, then the window. Every thread of every process is read every THREAD_SAMPLE_MS from the
+  // start of the settle period; a full sample (stat, RSS, a ledger mark) every SAMPLE_S.
   const first = measured.map((m) => sampleProc(m.pid));
-  progress(
-    `settling ${SETTLE_S} s, then ${IDLE_S} s idle: ${measured.map((m) => `${m.name} (${m.pid})`).join(", ")}`,
-  );
-  await Bun.sleep(SETTLE_S * 1000);
-  const samples: ProcSample[][] = [];
-  let ledgers: ThreadLedger[] = [];
-  const [, load] = await withMachineLoad(async () => {
-    const start = measured.map((m) => sampleProc(m.pid));
-    samples.push(start);
-    ledgers = measured.map((m, i) => new ThreadLedger(m.pid, start[i]?.threads ?? []));
+  const ledgers = measured.map((m, i) => new ThreadLedger(m.pid, first[i]?.threads ?? []));
+  const full: { sample: ProcSample; mark: ThreadMark }[][] = [
+    first.map((sample, i) => ({ sample, mark: (ledgers[i] as ThreadLedger).mark() })),
+  ];
+  const takeFull = () =>
+    full.push(
+      measured.map((m, i) => {
+        const sample = sampleProc(m.pid);
+        const ledger = ledgers[i] as ThreadLedger;
+        ledger.observe(sample.threads);
+        return { sample, mark: ledger.mark() };
+      }),
+    );
+  /** Samples until `ms` from now: threads every THREAD_SAMPLE_MS, a full sample every SAMPLE_S and at the end. */
+  const watch = async (ms: number) => {
     const t0 = performance.now();
-    const end = t0 + IDLE_S * 1000;
+    const end = t0 + ms;
     let nextFull = t0 + SAMPLE_S * 1000;
     for (;;) {
       const left = end - performance.now();
-      if (left <= 0) break;
-      await Bun.sleep(Math.min(THREAD_SAMPLE_MS, left));
+      if (left > 0) await Bun.sleep(Math.min(THREAD_SAMPLE_MS, left));
       const at = performance.now();
-      if (at >= nextFull || at >= end) {
+      if (at >= end) {
+        takeFull();
+        return;
+      }
+      if (at >= nextFull) {
         nextFull += SAMPLE_S * 1000;
-        const full = measured.map((m) => sampleProc(m.pid));
-        for (const [i, x] of full.entries()) ledgers[i]?.observe(x.threads);
-        samples.push(full);
+        takeFull();
       } else {
         for (const [i, m] of measured.entries()) ledgers[i]?.observe(threadSamples(m.pid));
       }
     }
-  });
+  };
+  progress(
+    `settling ${SETTLE_S} s, then ${IDLE_S} s idle: ${measured.map((m) => `${m.name} (${m.pid})`).join(", ")}`,
+  );
+  await watch(SETTLE_S * 1000);
+  const w0 = full.length - 1;
+  const [, load] = await withMachineLoad(() => watch(IDLE_S * 1000));
   machine = load;
-  progress(`window done (${Math.round((performance.now() - tStart) / 1000)} s since start)`);
+  progress(`window done`);
   procs = measured.map((m, i) => {
-    const series = samples.map((s) => s[i] as ProcSample);
-    const a = series[0] as ProcSample;
-    const b = series[series.length - 1] as ProcSample;
-    const pts = series.map((s) => [(s.at - a.at) / 60_000, s.rssKiB] as const);
+    const at = (k: number) =>
+      (full[k] as { sample: ProcSample; mark: ThreadMark }[])[i] as {
+        sample: ProcSample;
+        mark: ThreadMark;
+      };
+    const ledger = ledgers[i] as ThreadLedger;
+    const series = full.slice(w0).map((_, k) => at(w0 + k).sample);
+    const a = at(w0);
+    const b = at(full.length - 1);
+    const pts = series.map((x) => [(x.at - a.sample.at) / 60_000, x.rssKiB] as const);
+    // CPU % of one core per SAMPLE_S interval from the start of the settle period, from the marks.
+    const cpuSeries = full.slice(1).map((_, k) => {
+      const x = at(k);
+      const y = at(k + 1);
+      const ms =
+        [...y.mark].reduce((sum, [tid, t]) => sum + t.cpuNs - (x.mark.get(tid)?.cpuNs ?? 0), 0) / 1e6;
+      return Math.round((ms / (y.sample.at - x.sample.at)) * 100_000) / 1000;
+    });
     return {
       name: m.name,
       role: m.role,
       pid: m.pid,
-      settleStatCpuPct: first[i]
-        ? Math.round(
-            ((a.cpuMs - (first[i] as ProcSample).cpuMs) / (a.at - (first[i] as ProcSample).at)) * 100_000,
-          ) / 1000
-        : null,
-      window: windowCost(a, b, ledgers[i] as ThreadLedger),
+      cpuPctSeries: cpuSeries,
+      windowStartsAt: w0,
+      window: windowCost(a.sample, b.sample, ledger, a.mark),
       rss: {
-        startMiB: mib(a.rssKiB),
-        endMiB: mib(b.rssKiB),
-        maxMiB: mib(Math.max(...series.map((s) => s.rssKiB))),
-        growthKiB: b.rssKiB - a.rssKiB,
+        startMiB: mib(a.sample.rssKiB),
+        endMiB: mib(b.sample.rssKiB),
+        maxMiB: mib(Math.max(...series.map((x) => x.rssKiB))),
+        growthKiB: b.sample.rssKiB - a.sample.rssKiB,
         slopeKiBPerMin: Math.round(slope(pts) * 10) / 10,
-        samplesMiB: series.map((s) => mib(s.rssKiB)),
+        samplesMiB: series.map((x) => mib(x.rssKiB)),
       },
-      hwmMiB: mib(b.hwmKiB),
+      hwmMiB: mib(b.sample.hwmKiB),
     };
   });
 
@@ -427,6 +459,7 @@ for (const p of procs.filter((x) => x.role !== "peer")) {
       (t) =>
         `  ${`${t.name} (${t.threads})`.padEnd(28)} ${String(t.cpuMs).padStart(9)} ms ${String(t.runsPerS).padStart(7)}/s`,
     ),
+    `  CPU % per ${SAMPLE_S} s from its start (settle | window): ${p.cpuPctSeries.slice(0, p.windowStartsAt).join(" ")} | ${p.cpuPctSeries.slice(p.windowStartsAt).join(" ")}`,
   );
   const tr = traces[p.name];
   if (typeof tr === "string") lines.push(`  ${tr}`);
@@ -456,13 +489,15 @@ const rssBase = [bareP, ...peers]
   .filter((p): p is ProcResult => p !== undefined)
   .map((p) => `${p.name} ${p.rss.startMiB} → ${p.rss.endMiB} MiB (${p.rss.slopeKiBPerMin} KiB/min)`)
   .join("; ");
+const whatIfs = procs.filter((p) => p.role === "whatif");
+const whatIfBase = whatIfs.map((p) => `${p.name} ${f3(p.window.cpuPct)} %`).join("; ");
 const summary: SummaryRow[] = [];
 for (const p of [gw, gwHooks]) {
   if (!p) continue;
   summary.push({
-    figure: `${p.name}, idle ${IDLE_S} s: CPU % of one core (utime+stime; ratio ÷ bare Bun)`,
-    value: `${f3(p.window.cpuPct)} % (${p.window.cpuMs} ms)`,
-    baseline: cpuBase,
+    figure: `${p.name}, idle ${IDLE_S} s: CPU % of one core (all threads, schedstat; ratio ÷ bare Bun)`,
+    value: `${f3(p.window.cpuPct)} % (${p.window.cpuMs} ms; utime+stime ${f3(p.window.statCpuPct)} %)`,
+    baseline: [cpuBase, whatIfBase].filter(Boolean).join("; "),
     ratio:
       bareP && bareP.window.cpuPct > 0 ? Math.round((p.window.cpuPct / bareP.window.cpuPct) * 10) / 10 : null,
     target: `≤ ${TARGET.cpuPct} % of a core`,
@@ -491,7 +526,7 @@ for (const [name, v] of Object.entries(pickups)) {
     pass: p?.role === "gw" ? got.length === v.length && max <= TARGET.pickupMs : null,
   });
 }
-for (const p of [...peers, bareP]) {
+for (const p of [...whatIfs, ...peers, bareP]) {
   if (!p) continue;
   summary.push({
     figure: `${p.name}, idle ${IDLE_S} s: CPU % of one core; RSS`,

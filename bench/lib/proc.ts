@@ -76,45 +76,44 @@ export interface ThreadCost {
   runsPerS: number;
 }
 
+/** Each thread's schedstat reading at one instant (see ThreadLedger.mark). */
+export type ThreadMark = ReadonlyMap<number, ThreadSample>;
+
 /**
- * Every thread of one process seen over a window, from schedstat readings taken as often as the caller
- * observes (every 250 ms in idle.ts): threads alive at the start count from their start reading, threads
- * born later from zero, each up to its last reading, so threads that exit within the window count too
- * (all but what they ran after their last reading). Nanosecond precision.
+ * Every thread of one process ever seen, from schedstat readings taken as often as the caller observes
+ * (every 500 ms in idle.ts). The cost since a mark counts each thread from its reading in the mark, or
+ * from zero when it was first seen later (born after the mark), up to its last reading, so threads that
+ * exit in between count too (all but what they ran after their last reading). Nanosecond precision.
  */
 export class ThreadLedger {
-  private readonly byTid = new Map<
-    number,
-    { name: string; first: ThreadSample | null; last: ThreadSample }
-  >();
+  private readonly byTid = new Map<number, ThreadSample>();
 
   constructor(
     readonly pid: number,
     start: readonly ThreadSample[],
   ) {
-    for (const t of start) this.byTid.set(t.tid, { name: t.name, first: t, last: t });
+    this.observe(start);
   }
 
   observe(threads: readonly ThreadSample[]): void {
-    for (const t of threads) {
-      const e = this.byTid.get(t.tid);
-      if (e) {
-        e.last = t;
-        e.name = t.name;
-      } else this.byTid.set(t.tid, { name: t.name, first: null, last: t });
-    }
+    for (const t of threads) this.byTid.set(t.tid, t);
   }
 
-  totals(wallMs: number): { cpuMs: number; byThread: ThreadCost[] } {
+  mark(): ThreadMark {
+    return new Map(this.byTid);
+  }
+
+  since(mark: ThreadMark, wallMs: number): { cpuMs: number; byThread: ThreadCost[] } {
     const byName = new Map<string, ThreadCost>();
     let ns = 0;
-    for (const [tid, e] of this.byTid) {
-      const dNs = e.last.cpuNs - (e.first?.cpuNs ?? 0);
-      const runs = e.last.runs - (e.first?.runs ?? 0);
-      if (dNs === 0 && runs === 0 && e.first === null) continue;
+    for (const [tid, last] of this.byTid) {
+      const first = mark.get(tid);
+      const dNs = last.cpuNs - (first?.cpuNs ?? 0);
+      const runs = last.runs - (first?.runs ?? 0);
+      if (dNs === 0 && runs === 0) continue;
       ns += dNs;
       // The event-loop thread is the thread-group leader; Bun's pool threads are numbered.
-      const name = tid === this.pid ? "main (event loop)" : e.name.replace(/\s\d+$/, " N");
+      const name = tid === this.pid ? "main (event loop)" : last.name.replace(/\s\d+$/, " N");
       const c = byName.get(name) ?? { name, threads: 0, cpuMs: 0, runsPerS: 0 };
       c.threads += 1;
       c.cpuMs += dNs / 1e6;
@@ -141,10 +140,10 @@ export interface WindowCost {
   byThread: ThreadCost[];
 }
 
-/** CPU over the window between two samples of one process, with the thread ledger kept meanwhile. */
-export function windowCost(a: ProcSample, b: ProcSample, ledger: ThreadLedger): WindowCost {
+/** CPU over the window between two samples of one process; `mark` is the ledger's mark taken with `a`. */
+export function windowCost(a: ProcSample, b: ProcSample, ledger: ThreadLedger, mark: ThreadMark): WindowCost {
   const wallMs = b.at - a.at;
-  const t = ledger.totals(wallMs);
+  const t = ledger.since(mark, wallMs);
   const statMs = b.cpuMs - a.cpuMs;
   return {
     wallS: r3(wallMs / 1000),
