@@ -2,7 +2,8 @@
  * What a channel missed while gw was away (runner over REST). From the channel's stored position, or
  * from `maxAgeMs` ago when that is later, it pages forward through Discord's history (which answers
  * newest first) and returns at most `maxMessages` payloads, oldest first. Items that do not look like
- * messages are dropped; repeats are harmless (ingest dedupes on the snowflake).
+ * messages are dropped; repeats are harmless (ingest dedupes on the snowflake). `truncated` is true only
+ * when messages beyond the bound exist (a walk that fills the bound exactly asks for one more).
  */
 import { asDiscordMessage, type DiscordMessage } from "./mapping.ts";
 import { isLater, later, snowflakeAt } from "./snowflake.ts";
@@ -43,5 +44,7 @@ export async function fetchMissed(
     if (page.length < want || !last) return { messages, truncated: false };
     after = last.id;
   }
-  return { messages, truncated: true };
+  const beyond = await history(q.discordChannelId, after, 1);
+  const more = beyond.map(asDiscordMessage).some((m) => m !== null && isLater(m.id, after));
+  return { messages, truncated: more };
 }
