@@ -36,6 +36,7 @@ import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor } from "./lib/chatdb.ts";
 import { Child } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
+import { flatArrays } from "./lib/flat-json.ts";
 import {
   type ProcSample,
   sampleProc,
@@ -584,5 +585,5 @@ report({
   startedAt,
   lines,
   summary,
-  results,
+  results: flatArrays(results),
 });

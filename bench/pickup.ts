@@ -47,6 +47,7 @@ import {
 import { Child } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
+import { flatArrays } from "./lib/flat-json.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { type MachineLoad, startSession, withMachineLoad } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
@@ -371,6 +372,10 @@ interface FigureResult {
   over50: number;
   stuck: number;
   latency: Dist;
+  /** Late rows (over TARGET.overMs) seen between the next commit's start and 10 ms after it returned. */
+  lateAtNextCommit: number;
+  /** Positions (1-based, among the timed commits) of the stuck rows; the last one has no next commit. */
+  stuckRows: number[];
 }
 
 /** Per commit (warm-up included, for the event boundaries): the sighting's latency, or null. */
@@ -402,16 +407,24 @@ function summarise(
   spec: FigureSpec,
   s: [string | number, number][],
 ): FigureResult {
-  const lat = latencies(commits, spec, s).filter((_, i) => !commits[i]?.warm);
-  const ok = lat.filter((x): x is number => x !== null && x <= STUCK_MS);
+  const all = latencies(commits, spec, s);
+  const timed = commits.flatMap((c, i) => (c.warm ? [] : [{ c, i, x: all[i] ?? null }]));
+  const ok = timed.flatMap(({ x }) => (x !== null && x <= STUCK_MS ? [x] : []));
+  const late = timed.filter(({ x }) => x !== null && x > TARGET.overMs && x <= STUCK_MS);
   return {
     label: spec.label,
     role: spec.role,
-    n: lat.length,
+    n: timed.length,
     seen: ok.length,
-    over50: ok.filter((x) => x > TARGET.overMs).length,
-    stuck: lat.length - ok.length,
+    over50: late.length,
+    stuck: timed.length - ok.length,
     latency: dist(ok),
+    lateAtNextCommit: late.filter(({ c, i, x }) => {
+      const next = commits[i + 1];
+      const t = c.tCommit + (x as number);
+      return next !== undefined && t >= next.tBegin && t <= next.tCommit + 10;
+    }).length,
+    stuckRows: timed.flatMap(({ x }, k) => (x === null || x > STUCK_MS ? [k + 1] : [])),
   };
 }
 
@@ -625,6 +638,12 @@ const row = (r: FigureResult) =>
 for (const m of modes) {
   lines.push("", `commit → seen, synchronous=${m.sync}, ${SAMPLES} commits (ms)`, head);
   for (const r of Object.values(m.figures)) lines.push(row(r));
+  for (const r of Object.values(m.figures)) {
+    if (r.over50 === 0 && r.stuck === 0) continue;
+    lines.push(
+      `  ${r.label}: ${r.lateAtNextCommit} of ${r.over50} late rows seen within 10 ms after the next commit${r.stuck > 0 ? `; stuck rows (of ${r.n}): #${r.stuckRows.join(", #")}` : ""}`,
+    );
+  }
   lines.push(
     `  writer commit duration p50 ${f1(m.commitMs.p50)}, p99 ${f1(m.commitMs.p99)} ms; machine busy ${m.machine.busyPctAllCores} % of all cores (load ${m.machine.load1Start} → ${m.machine.load1End}); ${m.wallS} s`,
   );
@@ -713,7 +732,7 @@ report({
   startedAt,
   lines,
   summary,
-  results: {
+  results: flatArrays({
     config: {
       samples: SAMPLES,
       warmup: WARMUP,
@@ -730,5 +749,5 @@ report({
     poll,
     watchers: watcherInfo,
     skipped,
-  },
+  }),
 });
