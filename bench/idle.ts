@@ -36,7 +36,6 @@ import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor } from "./lib/chatdb.ts";
 import { Child } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
-import { flatArrays } from "./lib/flat-json.ts";
 import {
   type ProcSample,
   sampleProc,
@@ -585,5 +584,5 @@ report({
   startedAt,
   lines,
   summary,
-  results: flatArrays(results),
+  results,
 });

@@ -47,7 +47,6 @@ import {
 import { Child } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
-import { flatArrays } from "./lib/flat-json.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { type MachineLoad, startSession, withMachineLoad } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
@@ -732,7 +731,7 @@ report({
   startedAt,
   lines,
   summary,
-  results: flatArrays({
+  results: {
     config: {
       samples: SAMPLES,
       warmup: WARMUP,
@@ -749,5 +748,5 @@ report({
     poll,
     watchers: watcherInfo,
     skipped,
-  }),
+  },
 });
