@@ -17,6 +17,7 @@ import { createIdFactory, type IdFactory } from "./core/ids.ts";
 import type { Clock, Logger } from "./core/ports.ts";
 import { createApp } from "./http/app.ts";
 import type { Health } from "./http/health.ts";
+import { createArrivals } from "./ingest/arrivals.ts";
 import { createIngest } from "./ingest/ingest.ts";
 import { createOutboundRecorder } from "./ingest/outbound.ts";
 import { createIdempotentRunner } from "./send/idempotency.ts";
@@ -36,6 +37,9 @@ export interface ServicePorts {
   /** Builds the platform connectors once the store and id factory exist. */
   connectors: (shared: { store: Store; ids: IdFactory }) => ConnectorRegistry;
 }
+
+/** Unread long polls held at once; beyond it a request with `wait` answers at once (decisions.md). */
+export const LONG_POLL_MAX_WAITERS = 1000;
 
 /** How often expired Idempotency-Keys are deleted (they stop counting at expiry regardless). */
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -69,6 +73,7 @@ export function createService(ports: ServicePorts) {
           random: Math.random,
         })
       : null;
+  const arrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
   const ingest = createIngest({
     store,
     allowlist: allowlist.current,
@@ -78,6 +83,7 @@ export function createService(ports: ServicePorts) {
     attachmentDir: config.attachmentDir,
     log,
     ...(dispatcher ? { onDeliveriesQueued: dispatcher.wake } : {}),
+    announce: arrivals.publish,
   });
   const idempotency = createIdempotentRunner({
     store: store.idempotency,
@@ -139,6 +145,7 @@ export function createService(ports: ServicePorts) {
     attachmentDir: config.attachmentDir,
     sendMessage,
     idempotency,
+    arrivals,
     log,
     health: {
       version: VERSION,
@@ -158,6 +165,7 @@ export function createService(ports: ServicePorts) {
     store,
     allowlist,
     ingest,
+    arrivals,
     sweeper,
     idempotency,
     dispatcher,
@@ -177,9 +185,14 @@ export function createService(ports: ServicePorts) {
       dispatcher?.start();
       for (const c of Object.values(connectors)) await c.start(ingest);
     },
+    /** Answers every held long poll now (before the server waits for in-flight requests to end). */
+    endLongPolls(): void {
+      arrivals.close();
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      arrivals.close();
       sweeper.stop();
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();

@@ -112,6 +112,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
   return await new Promise<number>((resolve) => {
     const stop = async () => {
       clearInterval(generator);
+      service.endLongPolls();
       await service.app.stop();
       await service.close();
       writer.close();

@@ -50,6 +50,9 @@ const DETAILS: Record<CommandName, string> = {
   mcp: [
     "Serves list_unread_messages, send_message, mark_read and get_message_context over stdio.",
     "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
+    "--channel (or GW_MCP_CHANNEL=1): also a Claude Code channel that pushes each new allowlisted message",
+    "for GW_AGENT_ID into the session; start Claude Code with",
+    "  claude --dangerously-load-development-channels server:gw",
     "",
     MCP_SETUP,
   ].join("\n"),

@@ -2,16 +2,26 @@
  * `gw mcp`: the four agent tools over MCP stdio. stdout carries protocol frames only; logs go to
  * stderr and the log file. Needs GW_BEARER_TOKEN; GW_AGENT_ID names the agent (without it, per-agent
  * tools answer AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin.
+ * With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts): it declares the
+ * capability and pushes the agent's new messages; that needs GW_AGENT_ID (exit 2 without it).
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { systemClock } from "../core/ports.ts";
 import { createApiClient } from "../mcp/api-client.ts";
+import { followChannel } from "../mcp/channel.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, EXIT_OK } from "./exit.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
 import { configOf, loggerOf } from "./setup.ts";
 
 export async function mcp(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
+  const channel = config.mcpChannel || ctx.argv.includes("--channel");
+  if (channel && !config.agentId)
+    throw new CommandError(
+      "configuration error: GW_AGENT_ID is not set. A channel pushes the messages of one agent: set GW_AGENT_ID (e.g. claude-code).",
+      EXIT_CONFIG,
+    );
   const log = loggerOf(config, ctx, { face: "mcp" });
   if (!config.agentId)
     log.warn({}, "GW_AGENT_ID is not set: unread, context and mark_read will answer AGENT_ID_REQUIRED");
@@ -21,15 +31,35 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     agentId: config.agentId,
     fetch,
   });
-  const server = createMcpServer(api, VERSION);
+  const server = createMcpServer(api, VERSION, { channel });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.on("end", () => resolve());
   });
   await server.connect(transport);
-  log.info({ base_url: config.baseUrl, agent_id: config.agentId }, "gw mcp ready on stdio");
+  log.info({ base_url: config.baseUrl, agent_id: config.agentId, channel }, "gw mcp ready on stdio");
+  const stream =
+    channel && config.agentId
+      ? followChannel({
+          api,
+          agentId: config.agentId,
+          notify: (n) => server.server.notification(n),
+          now: systemClock.now,
+          sleep: (ms, signal) =>
+            new Promise<void>((resolve) => {
+              const done = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+              const timer = setTimeout(done, ms);
+              signal.addEventListener("abort", done, { once: true });
+            }),
+          log,
+        })
+      : null;
   await closed;
+  await stream?.stop();
   await server.close();
   return EXIT_OK;
 }

@@ -2,7 +2,8 @@
  * `gw serve`: the composition root of the service. Builds the real clock, logger and connectors,
  * creates the service, checks what can still fail as configuration (the allowlist: exit 2), listens,
  * then starts the connectors, whose backlogs are read in the background while the API answers. Stops
- * in order on SIGINT/SIGTERM: stop accepting requests, stop connectors and timers, close the database.
+ * in order on SIGINT/SIGTERM: answer held long polls, stop accepting requests (in-flight ones finish),
+ * stop connectors and timers, close the database.
  * SIGHUP reloads the allowlist.
  */
 import { AllowlistFileError } from "../allowlist/holder.ts";
@@ -73,6 +74,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, "stopping");
+      service.endLongPolls();
       await app.stop();
       await service.close();
       log.info({}, "stopped");

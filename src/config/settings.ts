@@ -264,6 +264,14 @@ export const SETTINGS = {
     fallback: value("http://127.0.0.1:8080"),
     parse: p.httpUrl,
   }),
+  mcpChannel: setting({
+    env: "GW_MCP_CHANNEL",
+    faces: ["mcp"],
+    doc: "1: `gw mcp` is also a Claude Code channel, pushing each new allowlisted message into the session (same as `gw mcp --channel`).",
+    defaultText: "`0`",
+    fallback: value(false),
+    parse: p.flag,
+  }),
   receiverBindHost: setting({
     env: "GW_RECEIVER_BIND_HOST",
     faces: ["receiver"],

@@ -8,6 +8,7 @@
 import { type AnyElysia, Elysia } from "elysia";
 import { AppError } from "../core/errors.ts";
 import type { Clock, Logger } from "../core/ports.ts";
+import type { Arrivals } from "../ingest/arrivals.ts";
 import type { IdempotentRunner } from "../send/idempotency.ts";
 import type { SendMessage } from "../send/send-message.ts";
 import type { Store } from "../store/store.ts";
@@ -19,6 +20,7 @@ import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
 import { attachmentRoutes } from "./routes/attachments.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { sendRoutes } from "./routes/send.ts";
+import { LONG_POLL_MAX_SECONDS } from "./schemas.ts";
 
 export interface AppDeps {
   bearerToken: string;
@@ -31,11 +33,19 @@ export interface AppDeps {
   attachmentDir: string;
   sendMessage: SendMessage;
   idempotency: IdempotentRunner;
+  /** Announces stored allowlisted messages to unread long polls. */
+  arrivals: Arrivals;
   log: Logger;
 }
 
 /** Largest request body accepted (a send is at most 20,000 characters of text plus a few attachment refs). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Seconds a connection may stay silent before Bun closes it: longer than the longest unread long poll
+ * (Bun's default, 10 s, would cut a held request).
+ */
+export const IDLE_TIMEOUT_S = LONG_POLL_MAX_SECONDS + 15;
 
 /** Routes that answer without a bearer (decisions.md: operators call /healthz bare). */
 const OPEN_ROUTES = new Set(["GET /healthz"]);
@@ -44,7 +54,10 @@ export function createApp(deps: AppDeps) {
   const authorized = createBearerCheck(deps.bearerToken);
   let root: AnyElysia | null = null;
   // normalize: false keeps validation strict (by default Elysia turns `"x"` into `[{}]` for an array of objects).
-  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: MAX_BODY_BYTES } })
+  const app = new Elysia({
+    normalize: false,
+    serve: { maxRequestBodySize: MAX_BODY_BYTES, idleTimeout: IDLE_TIMEOUT_S },
+  })
     .onError(({ code, error, set, request, route }) => {
       const appError = toHttpError(code, error, request.method, route || new URL(request.url).pathname);
       if (appError.code === "INTERNAL_ERROR")
@@ -73,7 +86,14 @@ export function createApp(deps: AppDeps) {
         description: "No bearer needed; states and counts only.",
       },
     })
-    .use(messageRoutes({ store: deps.store, clock: deps.clock, publicBaseUrl: deps.publicBaseUrl }))
+    .use(
+      messageRoutes({
+        store: deps.store,
+        clock: deps.clock,
+        publicBaseUrl: deps.publicBaseUrl,
+        arrivals: deps.arrivals,
+      }),
+    )
     .use(sendRoutes({ sendMessage: deps.sendMessage, idempotency: deps.idempotency }))
     .use(attachmentRoutes({ attachments: deps.store.attachments, dir: deps.attachmentDir }))
     .use(docsRoutes(() => root as AnyElysia, deps.version));

@@ -23,6 +23,9 @@ export const ErrorEnvelopeSchema = t.Object(
   { description: "Every non-2xx response." },
 );
 
+/** The longest unread long poll (decisions.md). */
+export const LONG_POLL_MAX_SECONDS = 60;
+
 export const ListQuery = {
   since: t.Optional(t.String({ description: "RFC 3339; only messages with message_ts greater than this." })),
   limit: t.Optional(
@@ -39,6 +42,17 @@ export const UnreadQuery = t.Object({
   source: t.Optional(SourceSchema),
   channel_id: t.Optional(t.String({ description: "One channel." })),
   ...ListQuery,
+  wait: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: LONG_POLL_MAX_SECONDS,
+      default: 0,
+      description:
+        "Long poll, 0 to 60 seconds (beyond the spec, additive). When nothing matches, hold the answer until a " +
+        "matching allowlisted message is stored or the wait ends (then the empty page). 0: answer at once.",
+      error: () => "wait",
+    }),
+  ),
 });
 
 export const QuarantineQuery = t.Object(ListQuery);

@@ -9,7 +9,8 @@
  * of it or none of it, so a connector that re-reads from its stored cursor can never lose or
  * duplicate a message.
  * Attachment bytes are staged (written under their attachment id) before the call; staged files of a
- * duplicate or a failed batch are removed here.
+ * duplicate or a failed batch are removed here. After the commit, queued deliveries wake the webhook
+ * dispatcher and the allowlisted messages stored are announced (the unread long poll).
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/en
 import type { IdFactory } from "../core/ids.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
+import type { Arrival } from "./arrivals.ts";
 
 export interface StagedAttachment {
   id: string;
@@ -78,6 +80,8 @@ export interface IngestDeps {
   log: Logger;
   /** Called after a commit that queued webhook deliveries (wakes the dispatcher). */
   onDeliveriesQueued?: () => void;
+  /** Called after a commit with the allowlisted inbound messages it stored (wakes long polls). */
+  announce?: (arrivals: Arrival[]) => void;
 }
 
 export type Ingest = (batch: IngestBatch) => IngestOutcome[];
@@ -204,6 +208,15 @@ export function createIngest(deps: IngestDeps): Ingest {
         log.debug({ id: o.id, status: o.allowlistStatus, source: batch.source }, "message stored");
     }
     if (outcomes.some((o) => o.status === "stored" && o.deliveryId !== null)) deps.onDeliveriesQueued?.();
+    if (deps.announce) {
+      const arrivals = batch.messages
+        .filter((_, i) => {
+          const o = outcomes[i];
+          return o?.status === "stored" && o.allowlistStatus === "allowed";
+        })
+        .map((m) => ({ source: m.source, channelId: m.channel.id, messageTs: m.timestampMs }));
+      if (arrivals.length > 0) deps.announce(arrivals);
+    }
     return outcomes;
   };
 }

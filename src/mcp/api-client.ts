@@ -19,7 +19,15 @@ export interface ApiClient {
   call(
     method: "GET" | "POST",
     path: string,
-    opts?: { query?: Record<string, string | number | undefined>; body?: unknown; idempotencyKey?: string },
+    opts?: {
+      query?: Record<string, string | number | undefined>;
+      body?: unknown;
+      idempotencyKey?: string;
+      /** Another X-Agent-ID than GW_AGENT_ID (the channel's companion id). */
+      agentId?: string;
+      /** Ends the request early (the caller is stopping). */
+      signal?: AbortSignal;
+    },
   ): Promise<ApiResponse>;
 }
 
@@ -39,7 +47,8 @@ export function createApiClient(deps: {
         authorization: `Bearer ${deps.token}`,
         accept: "application/json",
       };
-      if (deps.agentId) headers["x-agent-id"] = deps.agentId;
+      const agentId = opts.agentId ?? deps.agentId;
+      if (agentId) headers["x-agent-id"] = agentId;
       if (opts.body !== undefined) headers["content-type"] = "application/json";
       if (opts.idempotencyKey) headers["idempotency-key"] = opts.idempotencyKey;
       try {
@@ -47,7 +56,10 @@ export function createApiClient(deps: {
           method,
           headers,
           body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-          signal: AbortSignal.timeout(deps.timeoutMs ?? REQUEST_TIMEOUT_MS),
+          signal: AbortSignal.any([
+            AbortSignal.timeout(deps.timeoutMs ?? REQUEST_TIMEOUT_MS),
+            ...(opts.signal ? [opts.signal] : []),
+          ]),
         });
         const text = await res.text();
         return { ok: res.ok, status: res.status, body: parseBody(text, res.status) };

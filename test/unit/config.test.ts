@@ -57,6 +57,7 @@ describe("defaults", () => {
       receiverAgentPromptFile: "/home/ann/.config/gw/receiver-prompt.md",
       receiverAgentTimeoutSeconds: 300,
       receiverIdleWorkerTtlSeconds: 300,
+      mcpChannel: false,
       receiverDangerous: false,
       receiverAgentEnv: null,
       receiverSeenCapacity: 10000,

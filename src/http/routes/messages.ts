@@ -1,13 +1,15 @@
 /**
  * Reading routes (spec A, B, C, D, F): unread, single message, context, mark_read, quarantine.
  * Thin: validate through the schemas, call the store, map rows to Envelopes. The bearer and
- * X-Agent-ID checks ran in app.ts before any of this.
+ * X-Agent-ID checks ran in app.ts before any of this. Unread with `wait` (decisions.md) holds an empty
+ * answer on `arrivals` until a matching allowlisted message is stored or the wait ends.
  */
 import { Elysia } from "elysia";
 import { EnvelopeSchema } from "../../core/envelope.ts";
 import { AppError } from "../../core/errors.ts";
 import type { Clock } from "../../core/ports.ts";
 import { canonicalTimestamp, formatTimestamp, parseTimestamp } from "../../core/time.ts";
+import type { Arrivals } from "../../ingest/arrivals.ts";
 import { envelopeJson } from "../../store/envelope.ts";
 import type { MessageRow } from "../../store/messages.ts";
 import type { Store } from "../../store/store.ts";
@@ -29,6 +31,8 @@ export const LIMIT_MAX = 100;
 
 export interface MessageRouteDeps {
   store: Store;
+  /** Wakes held unread long polls when a matching message is stored. */
+  arrivals: Arrivals;
   clock: Clock;
   /** Base of adapter-hosted attachment URLs, e.g. http://127.0.0.1:8080. */
   publicBaseUrl: string;
@@ -77,21 +81,37 @@ export function messageRoutes(deps: MessageRouteDeps) {
     .get(
       "/messages/unread",
       ({ query, request }) => {
-        const sinceMs = parseSince(query.since);
-        const rows = store.reads.unread(agentIdOf(request), {
+        const filter = {
           source: query.source ?? null,
           channelId: query.channel_id ?? null,
-          sinceMs,
+          sinceMs: parseSince(query.since),
           limit: Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
-        });
-        return list(rows, query.since);
+        };
+        const agent = agentIdOf(request);
+        const rows = store.reads.unread(agent, filter);
+        const waitS = query.wait ?? 0;
+        if (rows.length > 0 || waitS === 0) return list(rows, query.since);
+        return (async () => {
+          // Held until a matching message is stored (then asked again: another request may have read
+          // it meanwhile), the wait ends, the client goes away or the service stops.
+          const deadline = deps.clock.now() + waitS * 1000;
+          let found = rows;
+          while (found.length === 0) {
+            const outcome = await deps.arrivals.wait(filter, deadline - deps.clock.now(), request.signal);
+            if (outcome !== "arrived") break;
+            found = store.reads.unread(agent, filter);
+          }
+          return list(found, query.since);
+        })();
       },
       {
         query: UnreadQuery,
         response: { 200: MessageListResponse, ...errorResponses(400, 401) },
         detail: {
           summary: "Unread messages for this agent",
-          description: "Allowlisted messages this agent has not marked read, oldest first (ties by id).",
+          description:
+            "Allowlisted messages this agent has not marked read, oldest first (ties by id). With `wait`, an " +
+            "empty answer is held until a matching message arrives or the wait ends (long poll).",
         },
       },
     )
