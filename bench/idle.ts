@@ -11,7 +11,7 @@
  * bench/webhooks-sink.ts; with BENCH_IDLE_WHATIF=1 (default) two more `gw serve` that tell where gw's time
  * goes without changing src: one with GW_DEVICE_POLL_INTERVAL_MS=60000 (notifications on, the safety
  * timer out of the way) and one without the iMessage connector (GW_CHAT_DB_PATH unset); imessage-kit's
- * watcher (bench/pickup-kit.ts); the Claude Code iMessage plugin (bench/pickup-claude.ts starts it; its
+ * watcher (bench/pickup-kit.ts); the Claude Code iMessage plugin (bench/pickup-channel.ts claude starts it; its
  * server process is the one measured; skipped with a line when it cannot run); a bare Bun process of the
  * same runtime with nothing started (bench/idle-bare.ts). Each gw gets one GET /messages/unread before
  * the settle period, as a polling agent would have made.
@@ -267,7 +267,7 @@ try {
   else {
     session.own(plugin.dir);
     try {
-      const claude = await startChild("claude-plugin", [join(HERE, "pickup-claude.ts")], {
+      const claude = await startChild("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
         PATH,
         HOME: dir,
         BENCH_CHAT_DB: chatDbPath,

@@ -10,10 +10,12 @@
  * - gw (bench/pickup-gw.ts), built as `gw serve` builds it, with webhooks to bench/webhooks-sink.ts and
  *   its ingest commits stamped in gw (lib/gw-child.ts traceIngest);
  * - gw's observers, started once gw listens (GW_OBSERVERS): the agent polling GET /messages/unread every
- *   BENCH_STEP_MS and marking read (bench/pickup-agent.ts);
+ *   BENCH_STEP_MS and marking read (bench/pickup-agent.ts); an agent following the unread long poll
+ *   (bench/pickup-longpoll.ts); `gw mcp --channel` driven by the MCP SDK Client as Claude Code drives a
+ *   channel (bench/pickup-channel.ts gw);
  * - @photon-ai/imessage-kit 3.0.0's watcher (bench/pickup-kit.ts);
  * - the Claude Code iMessage plugin, run from a local snapshot and driven by the MCP SDK Client
- *   (bench/pickup-claude.ts, lib/claude-plugin.ts; skipped with a line when it cannot run);
+ *   (bench/pickup-channel.ts claude, lib/claude-plugin.ts; skipped with a line when it cannot run);
  * - the floor: a bare fs.watch on chat.db's directory (bench/pickup-raw.ts watch).
  * Phase "notify" runs the sample loop once per writer `PRAGMA synchronous` mode (BENCH_SYNC, NORMAL then
  * FULL) on the same processes: BENCH_WARMUP untimed commits, then BENCH_SAMPLES timed ones; a row not
@@ -80,6 +82,9 @@ for (const p of PHASES)
 const POLL_SYNC: SyncMode = "FULL";
 const TARGET = { p50: 5, p99: 30, overMs: 50, pollSlackMs: 100 };
 const TARGET_TEXT = `p50 ≤ ${TARGET.p50} ms, p99 ≤ ${TARGET.p99} ms, 0 over ${TARGET.overMs} ms, 0 stuck`;
+/** The live-push targets (issue: live-push): long poll answered and channel notification received. */
+const LIVE_TARGET = { p50: 10, p99: 40 };
+const LIVE_TARGET_TEXT = `p50 ≤ ${LIVE_TARGET.p50} ms, p99 ≤ ${LIVE_TARGET.p99} ms, 0 stuck`;
 
 const HERE = import.meta.dir;
 const progress = (s: string) => process.stderr.write(`[pickup] ${s}\n`);
@@ -251,11 +256,53 @@ async function unreadPoller(gw: Gw): Promise<Watcher> {
   };
 }
 
-/**
- * gw's agents, each its own process, started once gw listens; each yields its own figure. A long-polling
- * agent (GET /messages/unread?wait=30) and `gw mcp` pushing MCP channel notifications belong here.
- */
-const GW_OBSERVERS: ((gw: Gw) => Promise<Watcher>)[] = [unreadPoller];
+/** An agent following gw with the unread long poll (`wait=30`), in its own process. */
+async function longPoller(gw: Gw): Promise<Watcher> {
+  const child = await startChild("agent(long poll)", [join(HERE, "pickup-longpoll.ts")], {
+    PATH,
+    BENCH_GW_PORT: String(gw.port),
+    BENCH_TOKEN: TOKEN,
+  });
+  return {
+    name: "agent long-polling unread",
+    figures: [
+      { id: "gw.longpoll", label: "gw: long poll (unread?wait=30) answered", role: "gw", match: "text" },
+    ],
+    hasSeen: async (c) => textSeen(child, c.text),
+    sightings: async () => new Map([["gw.longpoll", seenLines(child)]]),
+    stop: () => child.stop(),
+    info: () => ({ ...offsets(child), errors: child.msgs.filter((m) => "error" in m).map((m) => m.error) }),
+  };
+}
+
+/** `gw mcp --channel` started as Claude Code starts it, with the MCP SDK client timestamping its pushes. */
+async function gwChannel(gw: Gw): Promise<Watcher> {
+  const child = await startChild("gw mcp --channel", [join(HERE, "pickup-channel.ts"), "gw"], {
+    PATH,
+    HOME: dir,
+    BENCH_GW_PORT: String(gw.port),
+    BENCH_TOKEN: TOKEN,
+    BENCH_AGENT_ID: "bench-channel",
+  });
+  return {
+    name: "gw mcp --channel",
+    figures: [
+      {
+        id: "gw.channel",
+        label: "gw mcp --channel: notifications/claude/channel",
+        role: "gw",
+        match: "text",
+      },
+    ],
+    hasSeen: async (c) => textSeen(child, c.text),
+    sightings: async () => new Map([["gw.channel", seenLines(child)]]),
+    stop: () => child.stop(),
+    info: () => offsets(child),
+  };
+}
+
+/** gw's agents, each its own process, started once gw listens; each yields its own figure. */
+const GW_OBSERVERS: ((gw: Gw) => Promise<Watcher>)[] = [unreadPoller, longPoller, gwChannel];
 
 async function kitWatcher(): Promise<Watcher> {
   const child = await startChild("imessage-kit", [join(HERE, "pickup-kit.ts")], {
@@ -281,7 +328,7 @@ async function kitWatcher(): Promise<Watcher> {
 }
 
 async function claudeWatcher(plugin: ClaudePlugin): Promise<Watcher> {
-  const child = await startChild("claude-plugin", [join(HERE, "pickup-claude.ts")], {
+  const child = await startChild("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
     PATH,
     HOME: dir,
     BENCH_CHAT_DB: chatDbPath,
@@ -680,6 +727,21 @@ for (const m of modes) {
       ratio: kit && kit.latency.p99 > 0 ? Math.round((r.latency.p99 / kit.latency.p99) * 100) / 100 : null,
       target: TARGET_TEXT,
       pass: meets(r),
+    });
+  }
+  for (const id of ["gw.longpoll", "gw.channel"]) {
+    const r = f[id];
+    if (!r) continue;
+    summary.push({
+      figure: `${m.sync}: commit → ${r.label} (ratio: p50 ÷ Claude plugin p50)`,
+      value: full(r),
+      baseline: peers,
+      ratio:
+        claude && claude.latency.p50 > 0
+          ? Math.round((r.latency.p50 / claude.latency.p50) * 1000) / 1000
+          : null,
+      target: LIVE_TARGET_TEXT,
+      pass: r.n > 0 && r.stuck === 0 && r.latency.p50 <= LIVE_TARGET.p50 && r.latency.p99 <= LIVE_TARGET.p99,
     });
   }
   const gwUnread = f["gw.unread"];
