@@ -46,7 +46,7 @@ import {
   type FakeDiscord,
   type FakeUser,
   startFakeDiscord,
-} from "../test/fakes/fake-discord/server.ts";
+} from "../src/demo/fake-discord/server.ts";
 import { Child, live } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { machine as machineInfo, report, type SummaryRow } from "./lib/report.ts";

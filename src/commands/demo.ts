@@ -1,9 +1,12 @@
 /**
- * `gw demo`: the real service on a temporary data dir with simulated sources, runnable on any OS.
- * A demo chat.db with Messages' schema receives a new incoming message every few seconds (one
- * allowlisted friend, one stranger), and the built-in Messages stand-in (this same binary, behind a
- * tiny wrapper used as GW_OSASCRIPT_PATH) writes sent messages back into it as Messages does. Prints
- * the generated token and ready-to-paste curl lines; Ctrl-C stops everything and removes the folder.
+ * `gw demo`: the real service on a temporary data dir with both platforms simulated, on any OS, offline.
+ * iMessage: a demo chat.db with Messages' schema, and the built-in Messages stand-in (this same binary,
+ * behind a tiny wrapper used as GW_OSASCRIPT_PATH) that writes sent messages back into it. Discord: the
+ * fake Discord (src/demo/fake-discord, loaded only here) that gw's real connector logs in to through
+ * GW_COMMUNITY_BOT_TOKEN / GW_COMMUNITY_API_URL, as `gw serve` would. Webhooks go to a built-in receiver
+ * that verifies them as `gw receiver` does and prints one line each. One timer posts the script's lines,
+ * alternating platforms. Ctrl-C / SIGTERM stops the service, then the receiver and the fake Discord, and
+ * removes the folder.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,22 +14,18 @@ import { dirname, join } from "node:path";
 import { buildConnectors } from "../connectors/registry.ts";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
+import { banner } from "../demo/banner.ts";
 import { openChatDbWriter } from "../demo/chatdb-writer.ts";
+import { watchOwnRows } from "../demo/imessage-replies.ts";
+import { startReceiverSink } from "../demo/receiver-sink.ts";
+import { demoAllowlist, FRIEND, preview, SCRIPT, STRANGER } from "../demo/script.ts";
 import { createService } from "../service.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 import { selfCommand } from "./self.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
-export const FRIEND = "+15555550100";
-export const STRANGER = "+15555550199";
-const LINES: [string, string][] = [
-  [FRIEND, "Hey! Are we still on for lunch tomorrow?"],
-  [STRANGER, "Congratulations, you won a prize! Reply with your bank details."],
-  [FRIEND, "I can bring the slides for Thursday 📎"],
-  [FRIEND, "Also: the café on 3rd moved to noon."],
-  [STRANGER, "Hi, this is your delivery driver, where do I leave the parcel?"],
-  [FRIEND, "Ping me when you're free 🙂"],
-];
+/** How long the banner waits for the Discord connector to be ready (it is local: well under a second). */
+const DISCORD_READY_TIMEOUT_MS = 15_000;
 
 function parseInterval(argv: readonly string[]): number {
   const i = argv.indexOf("--interval");
@@ -38,118 +37,157 @@ function parseInterval(argv: readonly string[]): number {
   return Math.round(seconds * 1000);
 }
 
-export async function demo(ctx: CommandContext): Promise<number> {
-  const intervalMs = parseInterval(ctx.argv);
-  const dir = mkdtempSync(join(tmpdir(), "gw-demo-"));
-  const chatDbPath = join(dir, "Library/Messages/chat.db");
-  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
-  const port = ctx.env.GW_BIND_PORT ?? "8080";
+const randomHex = (bytes: number) =>
+  Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+const shellQuote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
 
-  mkdirSync(dirname(chatDbPath), { recursive: true });
-  const writer = openChatDbWriter(chatDbPath);
-  writer.chat({ guid: `any;-;${FRIEND}`, style: 45, chatIdentifier: FRIEND, participants: [FRIEND] });
-  writer.chat({ guid: `any;-;${STRANGER}`, style: 45, chatIdentifier: STRANGER, participants: [STRANGER] });
+/** The Messages stand-in as an osascript: this binary's hidden command, told where the demo chat.db is. */
+function writeStandIn(dir: string, chatDbPath: string): string {
+  const path = join(dir, "osascript");
   writeFileSync(
-    join(dir, "allowlist.toml"),
-    `[[entry]]\nsource = "device_messenger"\nid = "${FRIEND}"\nperson_id = "demo-friend"\ndisplay_name = "Demo Friend"\n`,
+    path,
+    `#!/bin/sh\nGW_STANDIN_CHAT_DB=${shellQuote(chatDbPath)}\nexport GW_STANDIN_CHAT_DB\n` +
+      `exec ${selfCommand().map(shellQuote).join(" ")} __messages-standin "$@"\n`,
   );
-  const standIn = join(dir, "osascript");
-  writeFileSync(
-    standIn,
-    `#!/bin/sh\nexec ${selfCommand()
-      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
-      .join(" ")} __messages-standin "$@"\n`,
-  );
-  chmodSync(standIn, 0o700);
-
-  const env: Record<string, string | undefined> = {
-    PATH: ctx.env.PATH,
-    HOME: dir,
-    GW_BEARER_TOKEN: token,
-    GW_BIND_HOST: "127.0.0.1",
-    GW_BIND_PORT: port,
-    GW_DB_PATH: join(dir, "data/gw.db"),
-    GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
-    GW_LOG_DIR: join(dir, "logs"),
-    GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
-    GW_CHAT_DB_PATH: chatDbPath,
-    GW_OSASCRIPT_PATH: standIn,
-    GW_STANDIN_CHAT_DB: chatDbPath,
-    GW_LOG_LEVEL: ctx.env.GW_LOG_LEVEL ?? "warn",
-  };
-  const host = hostOf(ctx, dir);
-  const config = configOf(ctx, { env, host });
-  const log = loggerOf(config, ctx);
-  const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
-  const service = createService({ config, clock: systemClock, log, host, connectors });
-  service.prepare();
-  try {
-    service.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
-    await service.start();
-  } catch (err) {
-    await service.close();
-    rmSync(dir, { recursive: true, force: true });
-    throw new CommandError(
-      `gw demo: cannot listen on port ${port} (${(err as Error).message}). Set GW_BIND_PORT to a free port.`,
-      EXIT_FAILURE,
-    );
-  }
-  const base = `http://127.0.0.1:${service.app.server?.port ?? port}`;
-  ctx.stdout.write(banner(base, token, chatDbPath, intervalMs));
-
-  let n = 0;
-  const generator = setInterval(() => {
-    const [from, text] = LINES[n % LINES.length] as [string, string];
-    try {
-      writer.message({ chatGuid: `any;-;${from}`, from, text });
-      n += 1;
-    } catch (err) {
-      // Busy past its timeout (e.g. the stand-in writing a reply): this line goes out on the next tick.
-      log.warn({ err: String(err) }, "demo: could not write the next simulated message; trying again");
-    }
-  }, intervalMs);
-
-  return await new Promise<number>((resolve) => {
-    const stop = async () => {
-      clearInterval(generator);
-      service.endLongPolls();
-      await service.app.stop();
-      await service.close();
-      writer.close();
-      rmSync(dir, { recursive: true, force: true });
-      ctx.stdout.write("\ngw demo stopped; its temporary folder is removed.\n");
-      resolve(EXIT_OK);
-    };
-    process.once("SIGINT", () => void stop());
-    process.once("SIGTERM", () => void stop());
-  });
+  chmodSync(path, 0o700);
+  return path;
 }
 
-function banner(base: string, token: string, chatDb: string, intervalMs: number): string {
-  const h = `-H "Authorization: Bearer ${token}"`;
-  return `
-gw demo is running at ${base}
-A simulated iMessage account receives a message every ${intervalMs / 1000} s: "Demo Friend" (${FRIEND}) is on
-the allowlist; the stranger (${STRANGER}) is quarantined. Replies you send land back in the demo chat.db.
+export async function demo(ctx: CommandContext): Promise<number> {
+  const intervalMs = parseInterval(ctx.argv);
+  const print = (line: string) => void ctx.stdout.write(`${line}\n`);
+  const dir = mkdtempSync(join(tmpdir(), "gw-demo-"));
+  const undo: (() => unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
+  /** Undoes what was set up so far, newest first (each step once). */
+  const unwind = async () => {
+    for (let step = undo.pop(); step; step = undo.pop()) await step();
+  };
 
-  export GW_BEARER_TOKEN=${token}
+  try {
+    const { startDiscordScene } = await import("../demo/discord-scene.ts");
+    const discord = await startDiscordScene({
+      onPost: (p) => print(`discord   posted in ${p.place} as @${p.author}: ${preview(p.content)}`),
+    });
+    undo.push(() => discord.stop());
+    const webhookSecret = randomHex(32);
+    const sink = startReceiverSink({ secret: webhookSecret, print, label: discord.label });
+    undo.push(() => sink.stop());
 
-Read what your agent would see:
-  curl -s ${h} -H "X-Agent-ID: me" ${base}/messages/unread
+    const chatDbPath = join(dir, "Library/Messages/chat.db");
+    mkdirSync(dirname(chatDbPath), { recursive: true });
+    const writer = openChatDbWriter(chatDbPath);
+    undo.push(() => writer.close());
+    for (const who of [FRIEND, STRANGER])
+      writer.chat({ guid: `any;-;${who}`, style: 45, chatIdentifier: who, participants: [who] });
+    writeFileSync(join(dir, "allowlist.toml"), demoAllowlist(discord.friend.id));
 
-See who is quarantined:
-  curl -s ${h} ${base}/messages/quarantine
+    const token = randomHex(24);
+    const port = ctx.env.GW_BIND_PORT ?? "8080";
+    const env: Record<string, string | undefined> = {
+      PATH: ctx.env.PATH,
+      HOME: dir,
+      GW_BEARER_TOKEN: token,
+      GW_BIND_HOST: "127.0.0.1",
+      GW_BIND_PORT: port,
+      GW_DB_PATH: join(dir, "data/gw.db"),
+      GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
+      GW_LOG_DIR: join(dir, "logs"),
+      GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
+      GW_CHAT_DB_PATH: chatDbPath,
+      GW_OSASCRIPT_PATH: writeStandIn(dir, chatDbPath),
+      GW_COMMUNITY_BOT_TOKEN: discord.token,
+      GW_COMMUNITY_API_URL: discord.apiUrl,
+      GW_WEBHOOK_URL: sink.url,
+      GW_WEBHOOK_SECRET: webhookSecret,
+      GW_LOG_LEVEL: ctx.env.GW_LOG_LEVEL ?? "warn",
+    };
+    const host = hostOf(ctx, dir);
+    const config = configOf(ctx, { env, host });
+    const log = loggerOf(config, ctx);
+    const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
+    const service = createService({ config, clock: systemClock, log, host, connectors });
+    undo.push(() => service.close());
+    service.prepare();
+    // The demo's chat.db is new and holds no messages: its reader starts at the beginning. (A first
+    // start on a real Mac starts at the end of chat.db, and says so with a warning.)
+    service.store.cursors.set("device_messenger", "0", systemClock.now());
+    try {
+      service.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
+    } catch (err) {
+      throw new CommandError(
+        `gw demo: cannot listen on port ${port} (${(err as Error).message}). Set GW_BIND_PORT to a free port.`,
+        EXIT_FAILURE,
+      );
+    }
+    undo.push(() => service.app.stop());
+    await service.start();
+    await discordReady((req) => service.app.handle(req));
 
-Reply to the friend:
-  curl -s ${h} -H "Content-Type: application/json" -H "Idempotency-Key: $(uuidgen 2>/dev/null || date +%s%N)" \\
-    -d '{"channel_id": "${FRIEND}", "text": "Sounds good!"}' ${base}/messages/send
+    const base = `http://127.0.0.1:${service.app.server?.port ?? port}`;
+    ctx.stdout.write(
+      banner({
+        base,
+        token,
+        chatDb: chatDbPath,
+        intervalMs,
+        discordChannelId: discord.channelId,
+        webhookUrl: sink.url,
+      }),
+    );
 
-Mark everything read (ids from the unread answer):
-  curl -s ${h} -H "X-Agent-ID: me" -H "Content-Type: application/json" \\
-    -d '{"message_ids": ["msg_..."]}' ${base}/messages/mark_read
+    const replies = watchOwnRows(writer.db, (r) =>
+      print(`imessage  sent to ${r.to}: ${preview(r.text.replaceAll("\uFFFC", "📎"))}`),
+    );
+    let n = 0;
+    const tick = () => {
+      const line = SCRIPT[n % SCRIPT.length];
+      if (!line) return;
+      try {
+        if (line.source === "discord") discord.post(line.where, line.from, line.text);
+        else {
+          const from = line.from === "friend" ? FRIEND : STRANGER;
+          writer.message({ chatGuid: `any;-;${from}`, from, text: line.text });
+        }
+        n += 1;
+      } catch (err) {
+        // Busy past its timeout (e.g. the stand-in writing a reply): this line goes out on the next tick.
+        log.warn({ err: String(err) }, "demo: could not post the next simulated message; trying again");
+      }
+    };
+    tick();
+    const generator = setInterval(tick, intervalMs);
 
-Health: curl -s ${base}/healthz     API docs: ${base}/docs (with the bearer)
-Demo chat.db: ${chatDb}
-Press Ctrl-C to stop.
-`;
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = async () => {
+        if (stopping) return;
+        stopping = true;
+        clearInterval(generator);
+        replies.stop();
+        // The service first (long polls answered, server closed, connectors and in-flight webhooks
+        // finished), then the webhook receiver and the fake Discord it was talking to, then the folder.
+        service.endLongPolls();
+        await unwind();
+        ctx.stdout.write("\ngw demo stopped; its temporary folder is removed.\n");
+        resolve(EXIT_OK);
+      };
+      process.once("SIGINT", () => void stop());
+      process.once("SIGTERM", () => void stop());
+    });
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}
+
+/** Waits (bounded) until the Discord connector reports `ok`; a problem shows in its own log lines. */
+async function discordReady(handle: (req: Request) => Response | Promise<Response>): Promise<void> {
+  const deadline = Date.now() + DISCORD_READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const res = await handle(new Request("http://127.0.0.1/healthz"));
+    const health = (await res.json()) as { connectors?: { community_chat?: { state?: string } } };
+    const state = health.connectors?.community_chat?.state;
+    if (state === "ok" || state === "error") return;
+    await Bun.sleep(25);
+  }
 }

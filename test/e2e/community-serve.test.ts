@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn } from "../helpers/community.ts";
 import { ensureBinary, freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";

@@ -1,7 +1,10 @@
 /**
- * `gw demo` as a newcomer runs it, from source and as the compiled binary: messages arrive, unread
- * returns the allowlisted ones, a reply sent through the API lands back in the demo chat.db as
- * Messages would write it, and Ctrl-C stops it cleanly and removes its folder.
+ * `gw demo` as a newcomer runs it, from source and as the compiled binary: messages arrive from the
+ * simulated iMessage account and from the fake Discord, unread returns the allowlisted ones of both
+ * (one person), quarantine holds a stranger of each, a reply sent through the API lands back in the demo
+ * chat.db as Messages would write it and one posted to the Discord channel is printed as the fake
+ * records it, the built-in receiver prints a verified webhook line per source, nothing in the output is
+ * a warning, and Ctrl-C stops it cleanly and removes its folder.
  */
 import { Database } from "bun:sqlite";
 import { beforeAll, expect, test } from "bun:test";
@@ -9,57 +12,103 @@ import { existsSync } from "node:fs";
 import { ensureBinary, freePort, spawnGw, waitFor } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
+interface Listed {
+  messages: {
+    source: string;
+    channel_id: string;
+    sender: { display_name: string; person_id: string | null };
+  }[];
+}
+
 beforeAll(async () => {
   await ensureBinary();
 }, 120_000);
 
-test.each([false, true])("gw demo (compiled: %p): read, reply, stop", async (binary) => {
-  const port = freePort();
-  const gw = spawnGw(
-    ["demo", "--interval", "0.2"],
-    { HOME: tempDir(), GW_BIND_PORT: String(port) },
-    { binary },
-  );
-  try {
-    const out = await waitFor(() => {
-      const o = gw.output().stdout;
-      return o.includes("Press Ctrl-C") ? o : undefined;
-    }, "the demo banner");
-    const token = /export GW_BEARER_TOKEN=([0-9a-f]{48})/.exec(out)?.[1] as string;
-    const chatDb = /Demo chat\.db: (\S+)/.exec(out)?.[1] as string;
-    expect(token).toBeDefined();
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${token}` };
-    const unread = await waitFor(async () => {
-      const res = await fetch(`${base}/messages/unread`, { headers: { ...auth, "x-agent-id": "newcomer" } });
-      const body = (await res.json()) as {
-        messages: { channel_id: string; sender: { display_name: string } }[];
-      };
-      return body.messages.length >= 2 ? body.messages : undefined;
-    }, "two unread demo messages");
-    expect(unread[0]?.sender.display_name).toBe("Demo Friend");
-    const quarantine = (await (await fetch(`${base}/messages/quarantine`, { headers: auth })).json()) as {
-      messages: unknown[];
-    };
-    expect(quarantine.messages.length).toBeGreaterThan(0);
+const bothSources = (list: Listed["messages"]) =>
+  ["device_messenger", "community_chat"].every((s) => list.some((m) => m.source === s)) ? list : undefined;
 
-    const sent = await fetch(`${base}/messages/send`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json", "idempotency-key": "demo-1" },
-      body: JSON.stringify({ channel_id: unread[0]?.channel_id, text: "Sounds good!" }),
-    });
-    expect(sent.status).toBe(200);
-    const mine = await waitFor(() => {
-      const db = new Database(chatDb, { readonly: true });
-      const r = db.query("SELECT COUNT(*) AS n FROM message WHERE is_from_me = 1").get() as { n: number };
-      db.close();
-      return r.n > 0 ? r : undefined;
-    }, "the reply in the demo chat.db");
-    expect(mine.n).toBe(1);
-    gw.proc.kill("SIGINT");
-    expect(await gw.exited).toBe(0);
-    expect(existsSync(chatDb)).toBe(false);
-  } finally {
-    gw.proc.kill("SIGKILL");
-  }
-});
+test.each([false, true])(
+  "gw demo (compiled: %p): both platforms, replies, webhooks, clean stop",
+  async (binary) => {
+    const port = freePort();
+    const gw = spawnGw(
+      ["demo", "--interval", "0.1"],
+      { HOME: tempDir(), GW_BIND_PORT: String(port) },
+      { binary },
+    );
+    const stdout = () => gw.output().stdout;
+    try {
+      const out = await waitFor(
+        () => (stdout().includes("Press Ctrl-C") ? stdout() : undefined),
+        "the banner",
+      );
+      const token = /export GW_BEARER_TOKEN=([0-9a-f]{48})/.exec(out)?.[1] as string;
+      const chatDb = /Demo chat\.db: (\S+)/.exec(out)?.[1] as string;
+      const discordChannel = /"channel_id": "(community_chat:channel:\d+)"/.exec(out)?.[1] as string;
+      expect(token).toBeDefined();
+      expect(discordChannel).toBeDefined();
+      const base = `http://127.0.0.1:${port}`;
+      const auth = { authorization: `Bearer ${token}` };
+      const list = async (path: string) =>
+        (
+          (await (
+            await fetch(`${base}${path}`, { headers: { ...auth, "x-agent-id": "newcomer" } })
+          ).json()) as Listed
+        ).messages;
+
+      const unread = await waitFor(
+        async () => bothSources(await list("/messages/unread")),
+        "unread from both",
+      );
+      expect(unread[0]?.sender.display_name).toBe("Demo Friend");
+      expect(new Set(unread.map((m) => m.sender.person_id))).toEqual(new Set(["demo-friend"]));
+      const quarantined = await waitFor(
+        async () => bothSources(await list("/messages/quarantine")),
+        "quarantine from both",
+      );
+      expect(quarantined.every((m) => m.sender.person_id === null)).toBe(true);
+
+      const send = (channel_id: string, text: string, key: string) =>
+        fetch(`${base}/messages/send`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json", "idempotency-key": key },
+          body: JSON.stringify({ channel_id, text }),
+        });
+      const friendChat = unread.find((m) => m.source === "device_messenger")?.channel_id as string;
+      expect((await send(friendChat, "Sounds good!", "demo-1")).status).toBe(200);
+      expect((await send(discordChannel, "Hello from the test!", "demo-2")).status).toBe(200);
+      await waitFor(
+        () =>
+          stdout().includes('discord   posted in #general as @gw-demo-bot: "Hello from the test!"') ||
+          undefined,
+        "the fake Discord's recorded post",
+      );
+      await waitFor(
+        () => stdout().includes('imessage  sent to +15555550100: "Sounds good!"') || undefined,
+        "the stand-in's reply line",
+      );
+      const mine = await waitFor(() => {
+        const db = new Database(chatDb, { readonly: true });
+        const r = db.query("SELECT COUNT(*) AS n FROM message WHERE is_from_me = 1").get() as { n: number };
+        db.close();
+        return r.n > 0 ? r : undefined;
+      }, "the reply in the demo chat.db");
+      expect(mine.n).toBe(1);
+      for (const source of ["device_messenger", "community_chat"])
+        await waitFor(
+          () => new RegExp(`^webhook {3}[0-9a-f-]{36} {2}${source} +\\S`, "m").test(stdout()) || undefined,
+          `a verified webhook line for ${source}`,
+        );
+
+      gw.proc.kill("SIGINT");
+      expect(await gw.exited).toBe(0);
+      expect(existsSync(chatDb)).toBe(false);
+      const { stdout: all, stderr } = gw.output();
+      expect(all).toContain("gw demo stopped; its temporary folder is removed.");
+      expect(all).not.toMatch(/warn|refused/i);
+      expect(stderr).toBe("");
+    } finally {
+      gw.proc.kill("SIGKILL");
+    }
+  },
+);

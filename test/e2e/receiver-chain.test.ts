@@ -9,7 +9,7 @@ import { afterEach, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import {
   ensureBinary,
   freePort,

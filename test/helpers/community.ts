@@ -13,8 +13,8 @@ import type { CommunityTuning } from "../../src/connectors/community-chat/connec
 import { buildConnectors } from "../../src/connectors/registry.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { createService, type Service } from "../../src/service.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord } from "../fakes/fake-discord/server.ts";
 import { recordingLogger } from "./logger.ts";
 import { isolatedEnv, waitFor } from "./process.ts";
 import { makeRequest, TOKEN } from "./service.ts";

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import type { CommunityTuning } from "../../src/connectors/community-chat/connector.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { webhookSink } from "../fakes/webhook-sink.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { waitFor } from "../helpers/process.ts";

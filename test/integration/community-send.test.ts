@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH } from "../helpers/service.ts";

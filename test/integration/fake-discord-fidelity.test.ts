@@ -14,7 +14,7 @@ import {
   RateLimitError,
   Routes,
 } from "discord.js";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/fake-discord/server.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { waitFor } from "../helpers/process.ts";
 
 const open: { fake: FakeDiscord; client: Client }[] = [];

@@ -32,6 +32,13 @@ export interface FailureRule {
   when?: (req: RecordedRequest) => boolean;
 }
 
+/** A message the bot created through REST, as recorded. */
+export interface PostedMessage {
+  channelId: string;
+  body: Record<string, unknown>;
+  message: Payload;
+}
+
 const NONCE_WINDOW_MS = 120_000;
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(body === undefined ? null : JSON.stringify(body), {
@@ -44,10 +51,15 @@ const error = (status: number, code: number, message: string, extra: Payload = {
 export function createRest(
   world: World,
   gateway: FakeGateway,
-  o: { token: string; gatewayUrl: () => string; messageContentIntent: boolean },
+  o: {
+    token: string;
+    gatewayUrl: () => string;
+    messageContentIntent: boolean;
+    onPost?: (post: PostedMessage) => void;
+  },
 ) {
   const requests: RecordedRequest[] = [];
-  const posted: { channelId: string; body: Record<string, unknown>; message: Payload }[] = [];
+  const posted: PostedMessage[] = [];
   const cdnHits: string[] = [];
   const rules: (FailureRule & { left: number })[] = [];
   const nonces = new Map<string, { at: number; message: Payload }>();
@@ -115,6 +127,7 @@ export function createRest(
     world.history.set(channelId, [...(world.history.get(channelId) ?? []), message]);
     if (nonceKey) nonces.set(nonceKey, { at: Date.now(), message });
     posted.push({ channelId, body, message });
+    o.onPost?.({ channelId, body, message });
     gateway.dispatch("MESSAGE_CREATE", message);
     return json(200, world.restForm(message));
   };

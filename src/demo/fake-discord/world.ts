@@ -59,7 +59,7 @@ interface StoredFile {
   expired: boolean;
 }
 
-export function createWorld(origin: () => string) {
+export function createWorld(origin: () => string, botName = "gw-test-bot") {
   let last = 0n;
   let counter = 0n;
   /** Strictly increasing for "now"; a backdated id (tests of age limits) is only unique. */
@@ -75,7 +75,7 @@ export function createWorld(origin: () => string) {
   const history = new Map<string, Payload[]>();
   const files = new Map<string, StoredFile>();
   const application = { id: snowflake(), flags: 0 };
-  const bot: FakeUser = { id: snowflake(), username: "gw-test-bot", global_name: null, bot: true };
+  const bot: FakeUser = { id: snowflake(), username: botName, global_name: null, bot: true };
   users.set(bot.id, bot);
 
   const userPayload = (u: FakeUser) => ({

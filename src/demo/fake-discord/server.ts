@@ -1,5 +1,6 @@
 /**
- * A fake Discord for tests: one Bun.serve on 127.0.0.1 with the REST API under /api/v10, the JSON
+ * A fake Discord for tests and `gw demo` (shipped in the binary for the demo only; it never imports
+ * discord.js, the real client connects to it from outside): one Bun.serve on 127.0.0.1 with the REST API under /api/v10, the JSON
  * gateway on /gateway and a CDN under /attachments, so the real discord.js client logs in, receives
  * events and sends through it (discord.md). Tests build the world (users, guilds, channels, threads,
  * DMs), post messages as users (live, or only into history as if the bot were offline), and steer the
@@ -8,10 +9,10 @@
  */
 import type { Server } from "bun";
 import { createGateway, type SocketData } from "./gateway.ts";
-import { createRest, type FailureRule, type RecordedRequest } from "./rest.ts";
+import { createRest, type FailureRule, type PostedMessage, type RecordedRequest } from "./rest.ts";
 import { createWorld, type FakeMessageInput, type FakeUser, type Payload } from "./world.ts";
 
-export type { FailureRule, FakeMessageInput, FakeUser, RecordedRequest };
+export type { FailureRule, FakeMessageInput, FakeUser, PostedMessage, RecordedRequest };
 
 export const FAKE_BOT_TOKEN = "fake-bot-token";
 
@@ -22,6 +23,10 @@ export interface FakeDiscordOptions {
   heartbeatIntervalMs?: number;
   /** "Enabled in the Developer Portal" (default true); false closes an IDENTIFY asking for it with 4014. */
   messageContentIntent?: boolean;
+  /** The bot's username (default "gw-test-bot"). */
+  botName?: string;
+  /** Called with every message the bot creates through REST, after it is stored. */
+  onPost?: (post: PostedMessage) => void;
 }
 
 export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
@@ -29,7 +34,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   let server: Server<SocketData> | null = null;
   const origin = () => `http://127.0.0.1:${server?.port}`;
   const gatewayUrl = () => `ws://127.0.0.1:${server?.port}/gateway`;
-  const world = createWorld(origin);
+  const world = createWorld(origin, opts.botName);
   const gateway = createGateway(world, {
     token,
     heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 1000,
@@ -40,6 +45,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     token,
     gatewayUrl,
     messageContentIntent: opts.messageContentIntent ?? true,
+    ...(opts.onPost ? { onPost: opts.onPost } : {}),
   });
 
   server = Bun.serve<SocketData>({

@@ -1,0 +1,66 @@
+/**
+ * Who `gw demo` simulates and what they say (pure data). One friend on both platforms (allowlisted
+ * twice under one person_id, so the two sources are linked) and one stranger per platform (never
+ * allowlisted). The lines alternate between iMessage and Discord, so every source and both allowlist
+ * outcomes appear within the first few ticks.
+ */
+
+export const FRIEND = "+15555550100";
+export const STRANGER = "+15555550199";
+export const FRIEND_NAME = "Demo Friend";
+export const PERSON_ID = "demo-friend";
+
+/** The Discord members (the fake gives them snowflake ids when the demo starts). */
+export const DISCORD_FRIEND = { username: "demo_friend", global_name: FRIEND_NAME } as const;
+export const DISCORD_STRANGER = { username: "nitro_giveaway", global_name: "Free Nitro 🎁" } as const;
+
+export type Who = "friend" | "stranger";
+export type DemoLine =
+  | { source: "imessage"; from: Who; text: string }
+  | { source: "discord"; where: "channel" | "dm"; from: Who; text: string };
+
+export const SCRIPT: readonly DemoLine[] = [
+  { source: "imessage", from: "friend", text: "Hey! Are we still on for lunch tomorrow?" },
+  { source: "discord", where: "channel", from: "friend", text: "Morning all! The new build is up." },
+  {
+    source: "imessage",
+    from: "stranger",
+    text: "Congratulations, you won a prize! Reply with your bank details.",
+  },
+  {
+    source: "discord",
+    where: "channel",
+    from: "stranger",
+    text: "Free Nitro for everyone 🎁 claim it today",
+  },
+  { source: "imessage", from: "friend", text: "I can bring the slides for Thursday 📎" },
+  { source: "discord", where: "dm", from: "friend", text: "Could you look at my pull request before lunch?" },
+  { source: "imessage", from: "friend", text: "Also: the café on 3rd moved to noon." },
+  { source: "discord", where: "channel", from: "friend", text: "Who is joining the call at 3?" },
+  {
+    source: "imessage",
+    from: "stranger",
+    text: "Hi, this is your delivery driver, where do I leave the parcel?",
+  },
+  {
+    source: "discord",
+    where: "channel",
+    from: "stranger",
+    text: "DM me for a guaranteed 10x opportunity 📈",
+  },
+  { source: "imessage", from: "friend", text: "Ping me when you're free 🙂" },
+  { source: "discord", where: "dm", from: "friend", text: "Thanks! 🙏" },
+];
+
+/** The demo's allowlist: the friend on iMessage and on Discord, one person. */
+export function demoAllowlist(discordFriendId: string): string {
+  const entry = (source: string, id: string) =>
+    `[[entry]]\nsource = "${source}"\nid = "${id}"\nperson_id = "${PERSON_ID}"\ndisplay_name = "${FRIEND_NAME}"\n`;
+  return `${entry("device_messenger", FRIEND)}\n${entry("community_chat", discordFriendId)}`;
+}
+
+/** One line of text for the console: whitespace collapsed, at most `max` characters, quoted. */
+export function preview(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
+}
