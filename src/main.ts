@@ -18,6 +18,9 @@ const RUNNERS: Record<CommandName, Runner> = {
   doctor: async (ctx) => (await import("./commands/doctor.ts")).doctor(ctx),
   demo: async (ctx) => (await import("./commands/demo.ts")).demo(ctx),
   webhooks: async (ctx) => (await import("./commands/webhooks.ts")).webhooks(ctx),
+  quarantine: async (ctx) => (await import("./commands/quarantine.ts")).quarantine(ctx),
+  allow: async (ctx) => (await import("./commands/allow.ts")).allow(ctx),
+  docs: async (ctx) => (await import("./commands/docs.ts")).docs(ctx),
 };
 
 /** Hidden: the Messages.app stand-in the demo uses as GW_OSASCRIPT_PATH (same binary). */

@@ -9,6 +9,9 @@ export const COMMANDS = {
   doctor: "Check permissions, paths, tokens and the allowlist, and say what to fix.",
   demo: "Run a playground with a simulated iMessage database; works on any machine.",
   webhooks: "List webhook deliveries, or queue dead ones again (list | redeliver <id> | --all-dead).",
+  quarantine: "List the senders held in the quarantine, with the `gw allow` line for each.",
+  allow: "Let a sender through: add them to the allowlist and reload the running service.",
+  docs: "Write the API documentation page for this version to a file (and open it).",
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -65,6 +68,23 @@ const DETAILS: Record<CommandName, string> = {
     "gw webhooks list [--status pending|delivered|dead] [--limit N]",
     "gw webhooks redeliver <delivery id> | --all-dead",
     "Reads the state database at GW_DB_PATH; a running gw serve delivers re-queued rows within a second.",
+  ].join("\n"),
+  quarantine: [
+    "gw quarantine [--source device_messenger|community_chat] [--limit N] [--json]",
+    "Senders not on the allowlist, most recent first: how many messages, first and last seen, the newest",
+    "text (control characters removed), and the `gw allow` line to let each through. Reads GW_DB_PATH.",
+  ].join("\n"),
+  allow: [
+    "gw allow <device_messenger|community_chat> <sender id> --person <person id> [--name <display name>]",
+    "Appends an [[entry]] to GW_ALLOWLIST_PATH (the rest of the file is kept; the id normalised; a sender",
+    "already listed is refused) and sends SIGHUP to the running gw serve (its gw.pid). Messages already",
+    "stored keep their status; the sender's next message reaches agents. Use the same person id for one",
+    "person's iMessage and Discord entries.",
+  ].join("\n"),
+  docs: [
+    "gw docs [--redoc] [--out <file>] [--open]",
+    "Writes the self-contained Swagger UI page (ReDoc with --redoc) of this version's API, the page gw serve",
+    "serves at /docs, to <data dir>/docs/ or --out, prints its path, and with --open opens it.",
   ].join("\n"),
   demo: [
     "Starts the real service on a temporary folder with a simulated iMessage account and prints a token",

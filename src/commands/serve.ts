@@ -4,7 +4,7 @@
  * then starts the connectors, whose backlogs are read in the background while the API answers. Stops
  * in order on SIGINT/SIGTERM: answer held long polls, stop accepting requests (in-flight ones finish),
  * stop connectors and timers, close the database.
- * SIGHUP reloads the allowlist.
+ * SIGHUP reloads the allowlist. While it runs, `gw.pid` next to the database names its process.
  */
 import { AllowlistFileError } from "../allowlist/holder.ts";
 import { buildConnectors } from "../connectors/registry.ts";
@@ -14,6 +14,7 @@ import { createService, type Service } from "../service.ts";
 import { StoreVersionError } from "../store/open.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { pidFileOf, removePidFile, writePidFile } from "./pid-file.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 export async function serve(ctx: CommandContext): Promise<number> {
@@ -63,6 +64,8 @@ export async function serve(ctx: CommandContext): Promise<number> {
     );
   }
   const port = app.server?.port ?? config.bindPort;
+  const pidFile = pidFileOf(config.dbPath);
+  writePidFile(pidFile, process.pid);
   log.info(
     { version: VERSION, host: config.bindHost, port, db: config.dbPath },
     `gw serve listening on http://${config.bindHost}:${port}`,
@@ -77,6 +80,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
       service.endLongPolls();
       await app.stop();
       await service.close();
+      removePidFile(pidFile, process.pid);
       log.info({}, "stopped");
       resolve(code);
     };

@@ -4,13 +4,15 @@
  * raw bytes first; signature and headers (verify.ts: 400 or 401, before any parsing); a delivery id
  * seen before is answered 204 and not run again; the envelope must parse and match the Envelope schema
  * (else 400); then it goes to its channel's worker and the answer is 204 at once, never after the
- * agent. Every error body is the spec's envelope. `/healthz` needs no bearer and tells liveness and the
+ * agent. A verified test delivery (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs
+ * nothing. Every error body is the spec's envelope. `/healthz` needs no bearer and tells liveness and the
  * worker counts.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
 import { AppError } from "../core/errors.ts";
 import type { Clock, Logger } from "../core/ports.ts";
+import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { SeenSet } from "./seen-set.ts";
 import { verifyDelivery } from "./verify.ts";
@@ -40,6 +42,10 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
       return errorResponse(verdict.error);
     }
     const { deliveryId } = verdict;
+    if (req.headers.get(EVENT_HEADER) === PING_EVENT) {
+      deps.log.info({ delivery_id: deliveryId }, "signed test delivery (gw doctor) accepted; nothing to run");
+      return accepted();
+    }
     if (deps.seen.has(deliveryId)) {
       deps.log.info({ delivery_id: deliveryId }, "delivery seen before; not run again");
       return accepted();

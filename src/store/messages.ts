@@ -47,6 +47,30 @@ export const QUARANTINE_SQL = `
   WHERE allowlist_status = 'unknown' AND message_ts > ?1
   ORDER BY message_ts DESC, id DESC LIMIT ?2`;
 
+/** One quarantined sender: how many messages, the first and last, and the newest one's text. */
+export interface QuarantinedSender {
+  source: Source;
+  sender_id: string;
+  sender_name: string;
+  channel_id: string;
+  count: number;
+  first_ts: number;
+  last_ts: number;
+  last_text: string;
+}
+
+/**
+ * Quarantined senders, most recent first. With MAX() as the only aggregate of a GROUP BY, SQLite takes
+ * the bare columns from the row holding the maximum: the newest message's text, name and channel.
+ */
+export const QUARANTINED_SENDERS_SQL = `
+  SELECT source, sender_id, sender_name, channel_id, text AS last_text, MAX(message_ts) AS last_ts
+  FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' AND (?2 IS NULL OR source = ?2)
+  GROUP BY source, sender_id ORDER BY last_ts DESC LIMIT ?1`;
+const QUARANTINED_COUNTS_SQL = `
+  SELECT source, sender_id, COUNT(*) AS count, MIN(message_ts) AS first_ts
+  FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' GROUP BY source, sender_id`;
+
 /** Lowest possible `since`: every stored timestamp is above it. */
 export const BEFORE_ALL_TIME = -8.64e15;
 
@@ -69,6 +93,12 @@ export function createMessageStore(db: Database) {
      WHERE channel_id = ?2 AND allowlist_status = 'outbound' AND message_ts BETWEEN ?3 AND ?4
        AND source = ?1 AND platform_id IS NULL
      ORDER BY message_ts, id`,
+  );
+  const senders = db.prepare<Omit<QuarantinedSender, "count" | "first_ts">, [number, Source | null]>(
+    QUARANTINED_SENDERS_SQL,
+  );
+  const senderCounts = db.prepare<{ source: string; sender_id: string; count: number; first_ts: number }, []>(
+    QUARANTINED_COUNTS_SQL,
   );
   const setPlatform = db.prepare<unknown, [string, string]>(
     "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
@@ -112,6 +142,16 @@ export function createMessageStore(db: Database) {
         .slice(-nBefore || 0);
       const newer = side(after, nAfter).sort(byKey).slice(0, nAfter);
       return [...(nBefore === 0 ? [] : older), target, ...newer];
+    },
+    /** The `limit` most recent quarantined senders (of one source), with their counts (gw quarantine). */
+    quarantinedSenders(limit: number, source: Source | null = null): QuarantinedSender[] {
+      const recent = senders.all(limit, source);
+      if (recent.length === 0) return [];
+      const counts = new Map(senderCounts.all().map((c) => [`${c.source} ${c.sender_id}`, c]));
+      return recent.map((s) => {
+        const c = counts.get(`${s.source} ${s.sender_id}`);
+        return { ...s, count: c?.count ?? 1, first_ts: c?.first_ts ?? s.last_ts };
+      });
     },
     /** Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`. */
     quarantine(sinceMs: number | null, limit: number): MessageRow[] {

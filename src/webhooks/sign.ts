@@ -73,3 +73,16 @@ export function verifyStandardSignature(
     .map((entry) => Buffer.from(entry))
     .some((given) => given.length === expected.length && timingSafeEqual(given, expected));
 }
+
+/** Header naming a signed test delivery (`gw doctor`); gw receiver verifies it and runs nothing. */
+export const EVENT_HEADER = "x-gw-event";
+export const PING_EVENT = "ping";
+
+/** A signed test delivery: the real signature headers over a small non-envelope body. Pure. */
+export function pingDelivery(secret: string, deliveryId: string, timestampS: number) {
+  const body = JSON.stringify({ event: PING_EVENT, sent_at: new Date(timestampS * 1000).toISOString() });
+  return {
+    body,
+    headers: { ...signedHeaders(secret, deliveryId, timestampS, body), [EVENT_HEADER]: PING_EVENT },
+  };
+}

@@ -1,73 +1,213 @@
-/** `gw doctor`: one line per check, a fix for each failure, exit 0 only when everything passes. */
+/**
+ * `gw doctor`: one line per check (`ok | warn | fail: what — why — how to fix`) or `--json`, against
+ * prepared good and broken set-ups: files, the allowlist, chat.db, the fake Discord, a real `gw receiver`
+ * sent a signed test delivery, and a running `gw serve`. Exit 1 only when a check fails.
+ */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import type { Check } from "../../src/doctor/check.ts";
 import { openStore } from "../../src/store/store.ts";
-import { freePort, isolatedEnv, spawnGw, waitForHealth } from "../helpers/process.ts";
+import {
+  freePort,
+  type GwProcess,
+  isolatedEnv,
+  ROOT,
+  spawnGw,
+  waitFor,
+  waitForHealth,
+} from "../helpers/process.ts";
 import { ALLOWLIST } from "../helpers/service.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-async function doctor(env: Record<string, string>) {
-  const gw = spawnGw(["doctor"], env);
+async function doctor(env: Record<string, string>, args: string[] = []) {
+  const gw = spawnGw(["doctor", ...args], env);
   const code = await gw.exited;
   return { code, out: gw.output().stdout };
 }
+async function doctorJson(env: Record<string, string>) {
+  const r = await doctor(env, ["--json"]);
 
-test("everything in place: exit 0, every line ok", async () => {
+  const report = JSON.parse(r.out) as { ok: boolean; checks: Check[] };
+  return { code: r.code, report, byId: (id: string) => report.checks.filter((c) => c.id === id) };
+}
+function setup(extra: Record<string, string> = {}, allowlist: string | null = ALLOWLIST) {
   const dir = tempDir();
+  const env = isolatedEnv(dir, { GW_BIND_PORT: String(freePort()), ...extra });
+  if (allowlist !== null) writeFileSync(env.GW_ALLOWLIST_PATH as string, allowlist);
+  return { dir, env };
+}
+
+const running: GwProcess[] = [];
+afterAll(async () => {
+  for (const p of running) {
+    p.proc.kill("SIGTERM");
+    await p.exited;
+  }
+});
+
+test("everything in place: exit 0, every line ok, in the `level: what` form", async () => {
+  const { dir, env } = setup();
   const chatDb = join(dir, "Library/Messages/chat.db");
   mkdirSync(dirname(chatDb), { recursive: true });
   openChatDbWriter(chatDb).close();
-  const env = isolatedEnv(dir, {
-    GW_CHAT_DB_PATH: chatDb,
-    GW_OSASCRIPT_PATH: "/bin/sh",
-    GW_BIND_PORT: String(freePort()),
-  });
-  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  Object.assign(env, { GW_CHAT_DB_PATH: chatDb, GW_OSASCRIPT_PATH: "/bin/sh" });
   const r = await doctor(env);
-  expect(r.out).toContain("allowlist");
+  expect(r.out).toContain("ok: allowlist");
   expect(r.out).toContain("2 entries");
-  expect(r.out).toContain("chat.db readable");
-  expect(r.out).not.toContain("FIX");
+  expect(r.out).toContain("ok: chat.db readable");
+  for (const line of r.out.trim().split("\n")) expect(line).toMatch(/^(ok|warn): /);
   expect(r.code).toBe(0);
 });
 
-test("each problem gets a FIX line with what to do, and exit 1", async () => {
-  const dir = tempDir();
-  const env = isolatedEnv(dir, {
-    GW_CHAT_DB_PATH: join(dir, "nowhere/chat.db"),
-    GW_BIND_PORT: String(freePort()),
-  });
-  writeFileSync(env.GW_ALLOWLIST_PATH as string, '[[entry]]\nsource = "fax"\n');
+test("each problem is a fail line with why and the fix, and exit 1", async () => {
+  const { dir, env } = setup({}, '[[entry]]\nsource = "fax"\n');
+  env.GW_CHAT_DB_PATH = join(dir, "nowhere/chat.db");
   mkdirSync(dirname(env.GW_DB_PATH as string), { recursive: true, mode: 0o755 });
   writeFileSync(env.GW_DB_PATH as string, "");
   chmodSync(env.GW_DB_PATH as string, 0o644);
   const r = await doctor(env);
   expect(r.code).toBe(1);
-  expect(r.out).toContain("FIX  allowlist");
-  expect(r.out).toContain('entry 1: field "source"');
-  expect(r.out).toContain("Full Disk Access");
-  expect(r.out).toContain("FIX  state files are readable by others");
-  expect(r.out).toContain("chmod 700");
+  expect(r.out).toMatch(
+    /^fail: allowlist .* is invalid: entry 1: field "source".* — gw serve refuses to start with it \(exit 2\) — correct the file$/m,
+  );
+  expect(r.out).toMatch(
+    /^fail: .*chat\.db.* — without it no iMessage reaches gw — System Settings → Privacy & Security → Full Disk Access/m,
+  );
+  expect(r.out).toMatch(
+    /^fail: state files are readable by others: .* — they hold your messages — chmod 700/m,
+  );
 });
 
-test("a gw already serving on the port is recognised", async () => {
-  const dir = tempDir();
-  const port = String(freePort());
-  const env = isolatedEnv(dir, { GW_BIND_PORT: port });
-  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
-  const serve = spawnGw(["serve"], env);
+test("--json: the same checks with ids, levels, why and fix; a missing allowlist is a warning", async () => {
+  const { env } = setup({}, null);
+  const r = await doctorJson(env);
+  expect(r.code).toBe(0);
+  expect(r.report.ok).toBe(true);
+  expect(r.byId("allowlist")).toEqual([
+    {
+      id: "allowlist",
+      level: "warn",
+      what: `no allowlist at ${env.GW_ALLOWLIST_PATH}`,
+      why: "every sender is quarantined, so no agent sees a message",
+      fix: expect.stringContaining("gw allow"),
+    },
+  ]);
+  expect(r.byId("serve")[0]).toMatchObject({
+    level: "warn",
+    what: expect.stringContaining("gw serve is not running"),
+  });
+});
+
+test("a running gw serve: its connector states are reported; an error state fails", async () => {
+  const fake = await startFakeDiscord();
   try {
-    await waitForHealth(Number(port));
-    const r = await doctor(env);
-    expect(r.out).toMatch(/ok {3}gw 0\.\d+\.\d+ is already serving on 127\.0\.0\.1:\d+ \(status ok\)/);
-    expect(r.code).toBe(0);
+    const { env } = setup({ GW_COMMUNITY_BOT_TOKEN: "wrong-token", GW_COMMUNITY_API_URL: fake.apiUrl });
+    const serve = spawnGw(["serve"], env);
+    running.push(serve);
+    await waitForHealth(Number(env.GW_BIND_PORT));
+    await waitFor(async () => {
+      const h = (await (await fetch(`http://127.0.0.1:${env.GW_BIND_PORT}/healthz`)).json()) as {
+        connectors: { community_chat: { state: string } };
+      };
+      return h.connectors.community_chat.state === "error" ? true : undefined;
+    }, "the Discord connector to report the rejected token");
+    const r = await doctorJson(env);
+    expect(r.byId("serve")[0]).toMatchObject({
+      level: "ok",
+      what: expect.stringMatching(/^gw \d+\.\d+\.\d+ is serving on 127\.0\.0\.1:\d+/),
+    });
+    expect(r.byId("serve-community_chat")[0]).toMatchObject({
+      level: "fail",
+      what: "running gw serve: community_chat is error",
+      why: expect.stringContaining("token"),
+    });
+    expect(r.byId("serve-device_messenger")[0]?.level).toBe("ok");
+    expect(r.code).toBe(1);
   } finally {
-    serve.proc.kill("SIGTERM");
-    await serve.exited;
+    await fake.stop();
   }
+});
+
+test("the port taken by another program fails", async () => {
+  const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("not gw") });
+  try {
+    const { env } = setup({ GW_BIND_PORT: String(other.port) });
+    const r = await doctorJson(env);
+    expect(r.byId("serve")[0]).toMatchObject({ level: "fail", fix: "set GW_BIND_PORT to a free port" });
+  } finally {
+    other.stop(true);
+  }
+});
+
+describe("the webhook target gets one signed test delivery", () => {
+  const SECRET = "doctor-secret-0123456789";
+  async function receiver(secret: string) {
+    const dir = tempDir();
+    const port = freePort();
+    const stamps = join(dir, "agent-ran");
+    const agent = join(dir, "agent.sh");
+    writeFileSync(agent, `#!/bin/sh\necho ran >> '${stamps}'\n`);
+    chmodSync(agent, 0o755);
+    const p = spawnGw(["receiver"], {
+      ...isolatedEnv(dir),
+      GW_WEBHOOK_SECRET: secret,
+      GW_RECEIVER_BIND_PORT: String(port),
+      GW_RECEIVER_AGENT_BIN: agent,
+    });
+    running.push(p);
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => (r.ok ? true : undefined),
+          () => undefined,
+        ),
+      "gw receiver",
+    );
+    return { url: `http://127.0.0.1:${port}/webhook`, stamps, logDir: join(dir, "logs") };
+  }
+
+  test("gw receiver verifies it and runs nothing: ok", async () => {
+    const rx = await receiver(SECRET);
+    const { env } = setup({ GW_WEBHOOK_URL: rx.url, GW_WEBHOOK_SECRET: SECRET });
+    const r = await doctorJson(env);
+    expect(r.byId("webhook")[0]).toMatchObject({
+      level: "ok",
+      what: `webhook target ${rx.url} accepted a signed test delivery (HTTP 204)`,
+    });
+    await waitFor(
+      () =>
+        readFileSync(join(rx.logDir, "gw.log"), "utf8").includes("signed test delivery") ? true : undefined,
+      "the receiver's log line",
+    );
+    expect(existsSync(rx.stamps)).toBe(false);
+  });
+
+  test("a receiver with another secret: fail, with the fix", async () => {
+    const rx = await receiver("another-secret-9876543210");
+    const { env } = setup({ GW_WEBHOOK_URL: rx.url, GW_WEBHOOK_SECRET: SECRET });
+    const r = await doctorJson(env);
+    expect(r.byId("webhook")[0]).toMatchObject({
+      level: "fail",
+      what: `webhook target ${rx.url} rejected the signature (HTTP 401)`,
+      fix: "give gw serve and the receiver the same GW_WEBHOOK_SECRET",
+    });
+    expect(r.code).toBe(1);
+  });
+
+  test("nothing listening: fail; no secret: a configuration error", async () => {
+    const url = `http://127.0.0.1:${freePort()}/webhook`;
+    const down = await doctorJson(setup({ GW_WEBHOOK_URL: url, GW_WEBHOOK_SECRET: SECRET }).env);
+    expect(down.byId("webhook")[0]).toMatchObject({
+      level: "fail",
+      what: expect.stringContaining(`nothing answers at GW_WEBHOOK_URL ${url}`),
+    });
+    const noSecret = spawnGw(["doctor"], setup({ GW_WEBHOOK_URL: url }).env);
+    expect(await noSecret.exited).toBe(2);
+    expect(noSecret.output().stderr).toContain("GW_WEBHOOK_SECRET is not set");
+  });
 });
 
 test("a missing token is a configuration error (exit 2)", async () => {
@@ -85,38 +225,30 @@ describe("Discord", () => {
   const withDiscord = async (token: string, messageContentIntent = true) => {
     const fake = await startFakeDiscord({ messageContentIntent });
     fakes.push(fake);
-    const env = isolatedEnv(tempDir(), {
-      GW_BIND_PORT: String(freePort()),
-      GW_COMMUNITY_BOT_TOKEN: token,
-      GW_COMMUNITY_API_URL: fake.apiUrl,
-    });
-    writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
-    return doctor(env);
+    return doctor(setup({ GW_COMMUNITY_BOT_TOKEN: token, GW_COMMUNITY_API_URL: fake.apiUrl }).env);
   };
 
   test("an accepted token and the Message Content intent: ok lines", async () => {
     const r = await withDiscord(FAKE_BOT_TOKEN);
-    expect(r.out).toContain("ok   Discord bot token accepted (bot gw-test-bot");
-    expect(r.out).toContain("ok   Discord Message Content intent enabled");
+    expect(r.out).toContain("ok: Discord bot token accepted (bot gw-test-bot");
+    expect(r.out).toContain("ok: Discord Message Content intent enabled");
     expect(r.code).toBe(0);
   });
 
-  test("a rejected token and a missing intent each get a FIX line", async () => {
+  test("a rejected token and a missing intent each fail with what to do", async () => {
     const bad = await withDiscord("not-the-token");
-    expect(bad.out).toContain("FIX  Discord rejected GW_COMMUNITY_BOT_TOKEN");
-    expect(bad.out).toContain("Reset Token");
+    expect(bad.out).toMatch(
+      /^fail: Discord rejected GW_COMMUNITY_BOT_TOKEN — no Discord message reaches gw — .*Reset Token/m,
+    );
     expect(bad.code).toBe(1);
     const noIntent = await withDiscord(FAKE_BOT_TOKEN, false);
-    expect(noIntent.out).toContain("FIX  the Message Content intent is off");
-    expect(noIntent.out).toContain("Privileged Gateway Intents");
+    expect(noIntent.out).toMatch(/^fail: the Message Content intent is off.*Privileged Gateway Intents/m);
     expect(noIntent.code).toBe(1);
   });
 });
 
 test("the iMessage reader's held-back backfill and waiting messages are reported", async () => {
-  const dir = tempDir();
-  const env = isolatedEnv(dir, { GW_BIND_PORT: String(freePort()) });
-  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const { env } = setup();
   const store = openStore(env.GW_DB_PATH as string);
   const state = {
     highWater: 1,
@@ -128,7 +260,19 @@ test("the iMessage reader's held-back backfill and waiting messages are reported
   store.close();
   const r = await doctor(env);
   expect(r.out).toContain(
-    "ok   iMessage: 1958 old row(s) re-inserted by iCloud were held back, not delivered (last at 2026-11-24T00:00:00.000Z",
+    "ok: iMessage: 1958 old row(s) re-inserted by iCloud were held back, not delivered (last at 2026-11-24T00:00:00.000Z",
   );
-  expect(r.out).toContain("ok   iMessage: 1 message(s) waiting for attachments still downloading");
+  expect(r.out).toContain("ok: iMessage: 1 message(s) waiting for attachments still downloading");
+});
+
+test("from the compiled binary too (--json)", async () => {
+  const { ensureBinary } = await import("../helpers/process.ts");
+  await ensureBinary();
+  const { env } = setup();
+  const gw = spawnGw(["doctor", "--json"], env, { binary: true });
+  expect(await gw.exited).toBe(0);
+  const report = JSON.parse(gw.output().stdout) as { ok: boolean; checks: Check[] };
+  expect(report.ok).toBe(true);
+  expect(report.checks.map((c) => c.id)).toContain("allowlist");
+  expect(ROOT).toBeTruthy();
 });

@@ -10,6 +10,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GW_TOOLS } from "../../src/receiver/agent-command.ts";
 import { DEFAULT_PROMPT } from "../../src/receiver/default-prompt.ts";
+import { pingDelivery } from "../../src/webhooks/sign.ts";
 import { isAlive, waitFor } from "../helpers/process.ts";
 import { type AgentRecord, envelopeOf, receiverUnderTest, SECRET } from "../helpers/receiver.ts";
 import { TOKEN } from "../helpers/service.ts";
@@ -112,6 +113,22 @@ describe("runs", () => {
     await waitFor(() => (ends(r.agent.records()).length === 1 ? true : undefined), "the run");
     await Bun.sleep(200);
     expect(starts(r.agent.records())).toHaveLength(1);
+  });
+
+  test("a signed test delivery (gw doctor's ping) is 204 and runs nothing; an unsigned one is 401", async () => {
+    const r = receiverUnderTest();
+    const ping = pingDelivery(SECRET, crypto.randomUUID(), Math.floor(Date.now() / 1000));
+    const send = (headers: Record<string, string>) =>
+      r.receiver.fetch(new Request("http://localhost/webhook", { method: "POST", headers, body: ping.body }));
+    expect((await send(ping.headers)).status).toBe(204);
+    expect((await send({ ...ping.headers, "x-gw-signature": "sha256=00" })).status).toBe(401);
+    // A real delivery afterwards runs: the ping left nothing queued before it.
+    expect((await r.deliver(envelopeOf({ text: "after the ping" }))).status).toBe(204);
+    const done = await waitFor(
+      () => (ends(r.agent.records()).length === 1 ? r.agent.records() : undefined),
+      "the run",
+    );
+    expect(starts(done).map(textOf)).toEqual(["after the ping"]);
   });
 
   test("a burst of 50 in one channel runs one at a time, in arrival order", async () => {

@@ -1,0 +1,65 @@
+/**
+ * `gw allow <source> <sender id> --person <id> [--name <display name>]`: lets one sender through.
+ * Appends a valid entry to the allowlist file (allowlist/append.ts: the rest of the file is kept as it
+ * is; the id normalised; a sender already listed is refused), writes it atomically with the file's
+ * mode (0600 for a new file), then asks the running `gw serve` to reload: SIGHUP to the process named by
+ * its pid file. Messages already stored stay as they were (spec: the allowlist is not applied
+ * retroactively); the sender's next message is visible to agents. Exit 2 for bad arguments, 1 when the
+ * file cannot be changed.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { appendEntry } from "../allowlist/append.ts";
+import { SOURCES, type Source } from "../core/envelope.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { livePid, pidFileOf } from "./pid-file.ts";
+import { configOf } from "./setup.ts";
+
+const USAGE =
+  "usage: gw allow <device_messenger|community_chat> <sender id> --person <person id> [--name <display name>]";
+
+function option(argv: readonly string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i === -1 ? undefined : argv[i + 1];
+}
+
+export async function allow(ctx: CommandContext): Promise<number> {
+  const [source, id] = ctx.argv;
+  const person = option(ctx.argv, "--person");
+  const name = option(ctx.argv, "--name") ?? null;
+  if (!source || !(SOURCES as readonly string[]).includes(source) || !id || id.startsWith("--") || !person)
+    throw new CommandError(USAGE, EXIT_CONFIG);
+  const config = configOf(ctx, { required: [] });
+  const path = config.allowlistPath;
+
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const result = appendEntry(
+    text,
+    { source: source as Source, id, personId: person, displayName: name },
+    `added by gw allow on ${new Date().toISOString()}`,
+  );
+  if (!result.ok) throw new CommandError(`gw allow: ${result.problem} (${path})`, EXIT_FAILURE);
+
+  const mode = existsSync(path) ? statSync(path).mode & 0o777 : 0o600;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.gw-allow-${process.pid}`;
+  writeFileSync(temp, result.text, { mode });
+  chmodSync(temp, mode);
+  renameSync(temp, path);
+  const e = result.entry;
+  ctx.stdout.write(
+    `Allowed ${e.source} ${e.id} as person "${e.person_id}"${e.display_name ? ` (${e.display_name})` : ""} in ${path}.\n`,
+  );
+
+  const pid = livePid(pidFileOf(config.dbPath));
+  if (pid !== null) {
+    process.kill(pid, "SIGHUP");
+    ctx.stdout.write(
+      `gw serve (pid ${pid}) reloads the allowlist now: new messages from this sender reach agents.\n`,
+    );
+  } else {
+    ctx.stdout.write("gw serve is not running here; it reads the allowlist when it starts.\n");
+  }
+  ctx.stdout.write("Messages already stored keep their status (they stay in the quarantine).\n");
+  return EXIT_OK;
+}

@@ -1,0 +1,96 @@
+/**
+ * `gw doctor`'s checks of local files (runner, read-only): the state database and its modes, what the
+ * iMessage reader kept with its cursor (rows held back as iCloud backfill, messages waiting for
+ * attachments), and the allowlist. Nothing is created or written.
+ */
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseAllowlist } from "../allowlist/parse.ts";
+import type { Config } from "../config/settings.ts";
+import { parseReaderState } from "../connectors/device-messenger/poller.ts";
+import { type Check, fail, ok, warn } from "./check.ts";
+
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+export function stateChecks(config: Config): Check[] {
+  if (!existsSync(config.dbPath))
+    return [ok("state", `state database ${config.dbPath} will be created on first start`)];
+  const dataDir = dirname(config.dbPath);
+  const loose = [
+    [dataDir, 0o700],
+    [config.dbPath, 0o600],
+  ].filter(([p, want]) => mode(p as string) !== want);
+  const files =
+    loose.length === 0
+      ? ok("state", `state database ${config.dbPath} (0600, folder 0700)`)
+      : fail(
+          "state",
+          `state files are readable by others: ${loose.map(([p]) => p).join(", ")}`,
+          "they hold your messages",
+          `chmod 700 "${dataDir}" && chmod 600 "${config.dbPath}"*`,
+        );
+  return [files, ...readerNotes(config.dbPath)];
+}
+
+/** What the iMessage reader kept with its cursor: rows fenced as iCloud backfill, messages still waiting. */
+function readerNotes(dbPath: string): Check[] {
+  let text: string | null = null;
+  try {
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      const row = db.query("SELECT state FROM connector_cursors WHERE source = 'device_messenger'").get() as {
+        state: string | null;
+      } | null;
+      text = row?.state ?? null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return [];
+  }
+  const state = parseReaderState(text);
+  const notes: Check[] = [];
+  if (state.fenced > 0)
+    notes.push(
+      ok(
+        "imessage-backfill",
+        `iMessage: ${state.fenced} old row(s) re-inserted by iCloud were held back, not delivered (last at ${new Date(state.fencedLastAt ?? 0).toISOString()}; GW_DEVICE_BACKFILL_FENCE_MINUTES)`,
+      ),
+    );
+  if (state.pending.length > 0)
+    notes.push(
+      ok(
+        "imessage-pending",
+        `iMessage: ${state.pending.length} message(s) waiting for attachments still downloading`,
+      ),
+    );
+  return notes;
+}
+
+export function allowlistCheck(config: Config): Check {
+  if (!existsSync(config.allowlistPath))
+    return warn(
+      "allowlist",
+      `no allowlist at ${config.allowlistPath}`,
+      "every sender is quarantined, so no agent sees a message",
+      "allow senders with `gw allow <source> <sender id> --person <id>` (or write [[entry]] tables, see the README)",
+    );
+  const parsed = parseAllowlist(readFileSync(config.allowlistPath, "utf8"));
+  if (!parsed.ok)
+    return fail(
+      "allowlist",
+      `allowlist ${config.allowlistPath} is invalid: ${parsed.problems.join("; ")}`,
+      "gw serve refuses to start with it (exit 2)",
+      "correct the file",
+    );
+  const n = parsed.allowlist.entries.length;
+  return n === 0
+    ? warn(
+        "allowlist",
+        `allowlist ${config.allowlistPath} has no entries`,
+        "every sender is quarantined",
+        "allow senders with `gw allow`, or see `gw quarantine` for who wrote",
+      )
+    : ok("allowlist", `allowlist ${config.allowlistPath}: ${n} entries`);
+}

@@ -1,0 +1,136 @@
+/**
+ * `gw doctor`'s checks of what runs (runner): the running `gw serve` (its `/healthz` connector states
+ * and dead webhooks), or whether its port is free; and the webhook target, sent one signed test delivery
+ * (`X-GW-Event: ping`) that `gw receiver` verifies and does not run. Every request is bounded by
+ * PROBE_TIMEOUT_MS.
+ */
+import type { Config } from "../config/settings.ts";
+import { pingDelivery } from "../webhooks/sign.ts";
+import { type Check, fail, ok, warn } from "./check.ts";
+
+export const PROBE_TIMEOUT_MS = 5_000;
+
+type Health = {
+  status?: string;
+  version?: string;
+  connectors?: Record<string, { state: string; detail: string }>;
+  webhooks?: { queue_depth: number; dead: number };
+};
+
+const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+export async function runningServiceChecks(config: Config, fetcher: typeof fetch): Promise<Check[]> {
+  const at = hostPort(config.bindHost, config.bindPort);
+  let health: Health | null = null;
+  try {
+    const res = await fetcher(`http://${at}/healthz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    health = (await res.json()) as Health;
+  } catch {
+    health = null;
+  }
+  if (!health?.connectors) {
+    if (portFree(config.bindHost, config.bindPort))
+      return [
+        warn(
+          "serve",
+          `gw serve is not running on ${at}`,
+          "agents and webhooks get nothing until it runs",
+          "start it: `gw serve`, or run it at login: `gw service install`",
+        ),
+      ];
+    return [
+      fail(
+        "serve",
+        `port ${at} is taken by another program`,
+        "gw serve cannot listen there",
+        "set GW_BIND_PORT to a free port",
+      ),
+    ];
+  }
+  const checks = [ok("serve", `gw ${health.version ?? ""} is serving on ${at} (status ${health.status})`)];
+  for (const [name, c] of Object.entries(health.connectors)) {
+    const id = `serve-${name}`;
+    const what = `running gw serve: ${name} is ${c.state}`;
+    if (c.state === "ok" || c.state === "disabled") checks.push(ok(id, what));
+    else if (c.state === "error") checks.push(fail(id, what, c.detail, "fix that, then restart gw serve"));
+    else checks.push(warn(id, what, c.detail, "wait a moment and run gw doctor again"));
+  }
+  const dead = health.webhooks?.dead ?? 0;
+  if (dead > 0)
+    checks.push(
+      warn(
+        "webhooks-dead",
+        `${dead} webhook deliveries are dead`,
+        "their messages are still unread, but were not pushed",
+        "see `gw webhooks list --status dead`, then `gw webhooks redeliver --all-dead`",
+      ),
+    );
+  return checks;
+}
+
+function portFree(host: string, port: number): boolean {
+  try {
+    Bun.serve({ hostname: host, port, reusePort: false, fetch: () => new Response() }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function webhookChecks(config: Config, fetcher: typeof fetch, nowS: number): Promise<Check[]> {
+  // The configuration refuses GW_WEBHOOK_URL without GW_WEBHOOK_SECRET (exit 2), so both or neither.
+  if (!config.webhookUrl || !config.webhookSecret)
+    return [ok("webhook", "webhooks are off (set GW_WEBHOOK_URL to push messages)")];
+  const url = config.webhookUrl;
+  const ping = pingDelivery(config.webhookSecret, crypto.randomUUID(), nowS);
+  let status: number;
+  try {
+    const res = await fetcher(url, {
+      method: "POST",
+      headers: ping.headers,
+      body: ping.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    status = res.status;
+  } catch (err) {
+    return [
+      fail(
+        "webhook",
+        `nothing answers at GW_WEBHOOK_URL ${url} (${(err as Error).message})`,
+        "deliveries are retried, then dead-lettered",
+        "start the receiver (`gw receiver`) or correct GW_WEBHOOK_URL",
+      ),
+    ];
+  }
+  if (status >= 200 && status < 300)
+    return [ok("webhook", `webhook target ${url} accepted a signed test delivery (HTTP ${status})`)];
+  if (status === 401)
+    return [
+      fail(
+        "webhook",
+        `webhook target ${url} rejected the signature (HTTP 401)`,
+        "every delivery would be dead-lettered",
+        "give gw serve and the receiver the same GW_WEBHOOK_SECRET",
+      ),
+    ];
+  if (status >= 500)
+    return [
+      warn(
+        "webhook",
+        `webhook target ${url} answered ${status} to a signed test delivery`,
+        "deliveries are retried and dead-lettered after 5 attempts",
+        "look at the receiver's log",
+      ),
+    ];
+  return [
+    (status === 400 ? warn : fail)(
+      "webhook",
+      `webhook target ${url} answered ${status} to a signed test delivery`,
+      status === 400
+        ? "a receiver other than gw receiver may refuse the test body; real deliveries may still pass"
+        : "4xx answers dead-letter deliveries at once",
+      "check GW_WEBHOOK_URL (gw receiver listens on /webhook)",
+    ),
+  ];
+}
