@@ -46,8 +46,8 @@ if (mode === "gateway") {
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
     GW_CHAT_DB_PATH: join(dir, "chat.db"),
   };
-  // As `gw serve`: JSON lines to <log dir>/gw.log and stderr, at the default level (info).
-  const { host, config, log } = serveSetup(env, dir);
+  // As `gw serve`: JSON lines to the day's file in <log dir> and stderr, at the default level (info).
+  const { host, config, log } = await serveSetup(env, dir);
   const svc = createService({ config, clock: systemClock, log, host, connectors: () => ({}) });
   await svc.start();
   svc.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });

@@ -1,6 +1,6 @@
 /**
  * Child process of bench/discord.ts: gw built as `gw serve` builds it, in the same order: loadConfig over
- * the GW_ variables of its environment, the pino logger (gw.log at GW_LOG_LEVEL, default info, and
+ * the GW_ variables of its environment, the pino logger (the day's log file at GW_LOG_LEVEL, default info, and
  * stderr), buildConnectors with the real Discord connector and its production tuning, createService,
  * prepare(), app.listen on 127.0.0.1 port 0, then start() (the connector logs in and catches up in the
  * background while the API answers).
@@ -59,7 +59,7 @@ if (TRACE) {
   };
 }
 
-const { env, host, config, log } = serveSetup(process.env);
+const { env, host, config, log } = await serveSetup(process.env);
 const expected = Number(env.BENCH_EXPECT_STORED ?? 0);
 let stored = 0;
 /** Time spent inside ingest calls (their transactions), ms. */

@@ -515,7 +515,7 @@ async function catchupPhase() {
   const runs: CatchupRun[] = [];
   const runGw = async (round: number, unpaced: boolean) => {
     const dir = join(root, `catchup-gw-${round}-${unpaced ? "unpaced" : "paced"}`);
-    // The stopped gw's data only (database, attachments); its log stays behind, so gw.log is this run's.
+    // The stopped gw's data only (database, attachments); its log stays behind, so the log is this run's.
     cpSync(join(baseDir, "data"), join(dir, "data"), { recursive: true });
     const from = fake.requests.length;
     const gw = await startGw(`gw(catchup ${round})`, {
@@ -529,7 +529,7 @@ async function catchupPhase() {
     const all = (s.all as number) - off;
     const count = gw.count;
     await gw.child.stop();
-    const log = readFileSync(join(dir, "logs/gw.log"), "utf8")
+    const log = readFileSync(join(dir, "logs/current.log"), "utf8")
       .split("\n")
       .filter((l) => l.trim() !== "")
       .map((l) => JSON.parse(l) as Record<string, unknown>);

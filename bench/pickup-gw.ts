@@ -1,6 +1,6 @@
 /**
  * Child process of bench/pickup.ts: gw built as `gw serve` builds it, in its order: loadConfig over the
- * GW_ variables of its environment, the pino logger (gw.log + stderr at GW_LOG_LEVEL), buildConnectors
+ * GW_ variables of its environment, the pino logger (the day's log file + stderr at GW_LOG_LEVEL), buildConnectors
  * with the real iMessage connector on GW_CHAT_DB_PATH, createService, prepare(), app.listen on
  * 127.0.0.1 port 0, then start(). Webhooks go to GW_WEBHOOK_URL when it is set.
  *
@@ -27,7 +27,7 @@ if (mode !== "on" && mode !== "off") {
 }
 
 const ingested: [string, number][] = [];
-const { env, host, config, log } = serveSetup(process.env);
+const { env, host, config, log } = await serveSetup(process.env);
 const svc = createService({
   config,
   clock: systemClock,

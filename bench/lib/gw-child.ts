@@ -1,6 +1,6 @@
 /**
  * What a benchmark's gw child shares with `gw serve`: the configuration parsed from its GW_ variables
- * and the pino logger (gw.log and stderr), and a way to observe ingest commits without touching src:
+ * and the pino logger (the day's log file and stderr), and a way to observe ingest commits without touching src:
  * `traceIngest` wraps the ingest function each connector is started with and calls `after` once the
  * batch's transaction has returned (from then on GET /messages/unread lists its messages).
  */
@@ -10,12 +10,12 @@ import type { buildConnectors } from "../../src/connectors/registry.ts";
 import type { Ingest, IngestBatch } from "../../src/ingest/ingest.ts";
 import { createLogger } from "../../src/log/logger.ts";
 
-export function serveSetup(env: Record<string, string | undefined>, homeDir = env.HOME ?? "/tmp") {
+export async function serveSetup(env: Record<string, string | undefined>, homeDir = env.HOME ?? "/tmp") {
   const host: HostInfo = { platform: process.platform, homeDir, cwd: homeDir };
   const loaded = loadConfig(env, host);
   if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
   const config = loaded.config;
-  const log = createLogger({
+  const log = await createLogger({
     dir: config.logDir,
     level: config.logLevel,
     secrets: secretValues(config),

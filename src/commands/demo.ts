@@ -103,7 +103,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
     };
     const host = hostOf(ctx, dir);
     const config = configOf(ctx, { env, host });
-    const log = loggerOf(config, ctx);
+    const log = await loggerOf(config, ctx);
     const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
     const service = createService({ config, clock: systemClock, log, host, connectors });
     undo.push(() => service.close());

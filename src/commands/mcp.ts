@@ -22,7 +22,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
       "configuration error: GW_AGENT_ID is not set. A channel pushes the messages of one agent: set GW_AGENT_ID (e.g. claude-code).",
       EXIT_CONFIG,
     );
-  const log = loggerOf(config, ctx, { face: "mcp" });
+  const log = await loggerOf(config, ctx, "mcp");
   if (!config.agentId)
     log.warn({}, "GW_AGENT_ID is not set: unread, context and mark_read will answer AGENT_ID_REQUIRED");
   const api = createApiClient({

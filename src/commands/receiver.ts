@@ -30,7 +30,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
         "Fix: install Claude Code (npm install -g @anthropic-ai/claude-code) or point GW_RECEIVER_AGENT_BIN at your agent program.",
       EXIT_CONFIG,
     );
-  const log = loggerOf(config, ctx, { face: "receiver" });
+  const log = await loggerOf(config, ctx, "receiver");
   const receiver = createReceiver({
     config,
     env: ctx.env,

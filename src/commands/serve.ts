@@ -19,7 +19,7 @@ import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 export async function serve(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
-  const log = loggerOf(config, ctx);
+  const log = await loggerOf(config, ctx);
 
   let service: Service;
   try {

@@ -22,12 +22,14 @@ export function configOf(
   return loaded.config;
 }
 
-export function loggerOf(config: Config, ctx: CommandContext, bindings?: Record<string, unknown>): GwLogger {
+/** The logger of a face: `gw serve` and `gw demo` log to `gw.*.log`, the others to `<face>.*.log`. */
+export function loggerOf(config: Config, ctx: CommandContext, face?: "mcp" | "receiver"): Promise<GwLogger> {
   return createLogger({
     dir: config.logDir,
+    name: face ?? "gw",
     level: config.logLevel,
     secrets: secretValues(config),
     stderr: ctx.stderr,
-    ...(bindings ? { bindings } : {}),
+    ...(face ? { bindings: { face } } : {}),
   });
 }

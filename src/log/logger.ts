@@ -1,17 +1,28 @@
 /**
- * Builds the process logger (runner; called by the composition root only): pino JSON lines to
- * `<log dir>/gw.log` (file 0600, dir 0700) and to stderr (a short human form when stderr is a
- * terminal). Both destinations are synchronous so no line is lost on a fast exit; stdout is never
- * used, so `gw mcp` keeps it for protocol frames. Secrets are redacted by key and by value.
+ * Builds the process logger (runner; called by the composition root only): pino JSON lines to a daily
+ * file in the log dir and to stderr (a short human form when stderr is a terminal). Secrets are
+ * redacted by key and by value; stdout is never used, so `gw mcp` keeps it for protocol frames.
+ *
+ * Files: pino-roll (the pino project's own rotating stream; it works inside the compiled binary and,
+ * being a SonicBoom, writes synchronously, so no line is lost on a fast exit) writes
+ * `<name>.<yyyy-MM-dd>.<n>.log`, starts a new file each day and keeps the newest LOG_FILES_KEPT; `gw
+ * serve` (name `gw`) also keeps `current.log` pointing at its newest file. Each long-running face has
+ * its own name (`gw`, `receiver`, `mcp`), so their rotations never prune each other. Files 0600, the
+ * directory 0700.
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
+import pinoRoll from "pino-roll";
 import { redactKeys, secretScrubber } from "./redact.ts";
 
+export const LOG_FILES_KEPT = 14;
+
 export interface LoggerOptions {
-  /** Where gw.log goes; null logs to stderr only. */
+  /** Where the log files go; null logs to stderr only. */
   dir: string | null;
+  /** The files' name: `gw` (serve, demo), `receiver`, `mcp`. */
+  name?: string;
   level: string;
   secrets: readonly string[];
   stderr: { write(s: string): unknown; isTTY?: boolean };
@@ -20,16 +31,23 @@ export interface LoggerOptions {
 
 export type GwLogger = pino.Logger;
 
-export function createLogger(opts: LoggerOptions): GwLogger {
+export async function createLogger(opts: LoggerOptions): Promise<GwLogger> {
   const scrub = secretScrubber(opts.secrets);
   const streams: pino.StreamEntry[] = [];
   if (opts.dir) {
-    const file = join(opts.dir, "gw.log");
+    const name = opts.name ?? "gw";
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    closeSync(openSync(file, "a", 0o600));
-    chmodSync(file, 0o600);
-    const dest = pino.destination({ dest: file, sync: true });
-    streams.push({ level: "trace", stream: { write: (line: string) => dest.write(scrub(line)) } });
+    const file = await pinoRoll({
+      file: join(opts.dir, name),
+      extension: ".log",
+      frequency: "daily",
+      dateFormat: "yyyy-MM-dd",
+      limit: { count: LOG_FILES_KEPT - 1, removeOtherLogFiles: true },
+      symlink: name === "gw",
+      sync: true,
+      mode: 0o600,
+    });
+    streams.push({ level: "trace", stream: { write: (line: string) => file.write(scrub(line)) } });
   }
   const pretty = opts.stderr.isTTY === true;
   streams.push({
@@ -45,6 +63,25 @@ export function createLogger(opts: LoggerOptions): GwLogger {
     },
     pino.multistream(streams),
   );
+}
+
+/** The newest log file of a face in a log dir (for tests and `gw doctor`), or null. */
+export function currentLogFile(dir: string, name = "gw"): string | null {
+  const pattern = new RegExp(`^${name}\\.(\\d{4}-\\d{2}-\\d{2})\\.(\\d+)\\.log$`);
+  let files: string[];
+  try {
+    files = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  const newest = files
+    .map((f) => pattern.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) =>
+      a[1] === b[1] ? Number(a[2]) - Number(b[2]) : (a[1] as string) < (b[1] as string) ? -1 : 1,
+    )
+    .at(-1);
+  return newest ? join(dir, newest[0]) : null;
 }
 
 const LEVELS: Record<number, string> = {

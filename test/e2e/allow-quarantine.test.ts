@@ -76,7 +76,7 @@ describe.each([false, true])("quarantine → allow → reload (compiled: %p)", (
       // The reload is applied by the running process (SIGHUP): wait for its log line, then write.
       await waitFor(
         () =>
-          readFileSync(join(dir, "logs/gw.log"), "utf8").split('"allowlist loaded"').length === 3
+          readFileSync(join(dir, "logs/current.log"), "utf8").split('"allowlist loaded"').length === 3
             ? true
             : undefined,
         "the reload",

@@ -37,7 +37,7 @@ test("dist/gw serve answers /healthz, enforces the bearer, logs to a 0600 file a
     });
     const denied = await fetch(`http://127.0.0.1:${env.GW_BIND_PORT}/messages/unread`);
     expect(denied.status).toBe(401);
-    expect(statSync(`${env.GW_LOG_DIR}/gw.log`).mode & 0o777).toBe(0o600);
+    expect(statSync(`${env.GW_LOG_DIR}/current.log`).mode & 0o777).toBe(0o600);
     expect(statSync(env.GW_DB_PATH as string).mode & 0o777).toBe(0o600);
   } finally {
     gw.proc.kill("SIGTERM");

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import type { Check } from "../../src/doctor/check.ts";
+import { currentLogFile } from "../../src/log/logger.ts";
 import { openStore } from "../../src/store/store.ts";
 import {
   freePort,
@@ -179,7 +180,11 @@ describe("the webhook target gets one signed test delivery", () => {
     });
     await waitFor(
       () =>
-        readFileSync(join(rx.logDir, "gw.log"), "utf8").includes("signed test delivery") ? true : undefined,
+        readFileSync(currentLogFile(rx.logDir, "receiver") ?? "/nonexistent", "utf8").includes(
+          "signed test delivery",
+        )
+          ? true
+          : undefined,
       "the receiver's log line",
     );
     expect(existsSync(rx.stamps)).toBe(false);

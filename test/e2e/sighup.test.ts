@@ -39,7 +39,7 @@ test("SIGHUP on a live process: valid file applied, invalid file logged and igno
 
     writeFileSync(env.GW_ALLOWLIST_PATH as string, '[[entry]]\nsource = "fax"\n');
     gw.proc.kill("SIGHUP");
-    const logFile = join(env.GW_LOG_DIR as string, "gw.log");
+    const logFile = join(env.GW_LOG_DIR as string, "current.log");
     await waitFor(
       () => (readFileSync(logFile, "utf8").includes("allowlist reload failed") ? true : undefined),
       "reload failure log",

@@ -1,13 +1,13 @@
 import { expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createLogger } from "../../src/log/logger.ts";
+import { createLogger, currentLogFile } from "../../src/log/logger.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-test("logs JSON lines to gw.log (0600, dir 0700) and stderr, with secrets redacted by key and by value", () => {
+test("logs JSON lines to the day's file (0600, dir 0700) and stderr, with secrets redacted by key and by value", async () => {
   const dir = join(tempDir(), "logs");
   let stderr = "";
-  const log = createLogger({
+  const log = await createLogger({
     dir,
     level: "info",
     secrets: ["bearer-canary-123456"],
@@ -19,7 +19,14 @@ test("logs JSON lines to gw.log (0600, dir 0700) and stderr, with secrets redact
   });
   log.info({ headers: { authorization: "Bearer x" }, note: "token is bearer-canary-123456" }, "request");
   log.debug({ text: "private message" }, "below the level");
-  const file = readFileSync(join(dir, "gw.log"), "utf8");
+  const path = currentLogFile(dir) as string;
+  const now = new Date();
+  const day = [now.getFullYear(), now.getMonth() + 1, now.getDate()]
+    .map((n) => String(n).padStart(2, "0"))
+    .join("-");
+  expect(path).toBe(join(dir, `gw.${day}.1.log`));
+  expect(readlinkSync(join(dir, "current.log"))).toBe(`gw.${day}.1.log`);
+  const file = readFileSync(path, "utf8");
   for (const out of [file, stderr]) {
     const line = JSON.parse(out.trim().split("\n")[0] as string);
     expect(line).toMatchObject({
@@ -31,13 +38,13 @@ test("logs JSON lines to gw.log (0600, dir 0700) and stderr, with secrets redact
     expect(out).not.toContain("bearer-canary-123456");
     expect(out).not.toContain("private message");
   }
-  expect(statSync(join(dir, "gw.log")).mode & 0o777).toBe(0o600);
+  expect(statSync(path).mode & 0o777).toBe(0o600);
   expect(statSync(dir).mode & 0o777).toBe(0o700);
 });
 
-test("a terminal gets a short human line instead of JSON", () => {
+test("a terminal gets a short human line instead of JSON", async () => {
   let stderr = "";
-  const log = createLogger({
+  const log = await createLogger({
     dir: null,
     level: "info",
     secrets: [],
