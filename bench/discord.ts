@@ -1,6 +1,6 @@
 /**
  * Benchmark: gw's Discord connector end to end against the fake Discord of the tests (real gateway and
- * REST protocols over loopback, test/fakes/fake-discord), each figure next to a raw discord.js baseline
+ * REST protocols over loopback, src/demo/fake-discord), each figure next to a raw discord.js baseline
  * measured in the same run.
  *
  *   bun run bench/discord.ts

@@ -7,7 +7,7 @@ export const COMMANDS = {
   receiver: "Run the webhook receiver that starts one agent run per message.",
   mcp: "Serve the four agent tools over MCP stdio.",
   doctor: "Check permissions, paths, tokens and the allowlist, and say what to fix.",
-  demo: "Run a playground with a simulated iMessage database; works on any machine.",
+  demo: "Run a playground with simulated iMessage and Discord accounts; works on any machine.",
   webhooks: "List webhook deliveries, or queue dead ones again (list | redeliver <id> | --all-dead).",
   quarantine: "List the senders held in the quarantine, with the `gw allow` line for each.",
   allow: "Let a sender through: add them to the allowlist and reload the running service.",
@@ -87,8 +87,10 @@ const DETAILS: Record<CommandName, string> = {
     "serves at /docs, to <data dir>/docs/ or --out, prints its path, and with --open opens it.",
   ].join("\n"),
   demo: [
-    "Starts the real service on a temporary folder with a simulated iMessage account and prints a token",
-    "and curl examples. Options: --interval <seconds> between simulated incoming messages (default 4).",
+    "Starts the real service on a temporary folder with a simulated iMessage account (a demo chat.db and a",
+    "Messages stand-in) and a built-in fake Discord its real connector logs in to, prints webhooks it",
+    "receives, and prints a token and curl examples.",
+    "Options: --interval <seconds> between simulated incoming messages (default 4).",
     "Listens on GW_BIND_PORT (default 8080). Ctrl-C stops it and removes the folder.",
   ].join("\n"),
 };

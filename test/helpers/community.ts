@@ -1,7 +1,7 @@
 /**
  * A service wired exactly as `gw serve` wires it (createService + buildConnectors with the real
  * Discord connector and the real discord.js), logged in to a fake Discord that speaks the gateway and
- * REST protocols (test/fakes/fake-discord). Timers are shortened through the connector's tuning only.
+ * REST protocols (src/demo/fake-discord). Timers are shortened through the connector's tuning only.
  * Call it inside a test: the service closes when that test ends (before the file's afterEach stops the
  * fake), so no discord.js client outlives its test.
  */
