@@ -7,7 +7,7 @@ import { join } from "node:path";
 import * as p from "./parsers.ts";
 import type { DefaultDirs, HostInfo } from "./paths.ts";
 
-type Face = "serve" | "receiver" | "mcp";
+type Face = "serve" | "receiver" | "mcp" | "service";
 
 interface Setting<T> {
   env: `GW_${string}`;
@@ -343,6 +343,14 @@ export const SETTINGS = {
     defaultText: "`10000`",
     fallback: value(10_000),
     parse: p.integer(1),
+  }),
+  serviceManager: setting<"launchd" | "systemd">({
+    env: "GW_SERVICE_MANAGER",
+    faces: ["service"],
+    doc: "Which login-service manager `gw service` writes for: `launchd` (a LaunchAgent) or `systemd` (a user unit).",
+    defaultText: "`launchd` on macOS, else `systemd`",
+    fallback: (_d, h) => (h.platform === "darwin" ? "launchd" : "systemd"),
+    parse: p.oneOf(["launchd", "systemd"] as const),
   }),
 };
 

@@ -61,6 +61,7 @@ describe("defaults", () => {
       receiverDangerous: false,
       receiverAgentEnv: null,
       receiverSeenCapacity: 10000,
+      serviceManager: "systemd",
     });
   });
 
@@ -69,6 +70,7 @@ describe("defaults", () => {
     expect(m.dbPath).toBe("/Users/ann/Library/Application Support/gw/gw.db");
     expect(m.logDir).toBe("/Users/ann/Library/Logs/gw");
     expect(m.chatDbPath).toBe("/Users/ann/Library/Messages/chat.db");
+    expect(m.serviceManager).toBe("launchd");
     const x = ok({ ...TOKEN, XDG_CONFIG_HOME: "/cfg", XDG_DATA_HOME: "/data" });
     expect(x.allowlistPath).toBe("/cfg/gw/allowlist.toml");
     expect(x.dbPath).toBe("/data/gw/gw.db");
