@@ -21,6 +21,7 @@ const RUNNERS: Record<CommandName, Runner> = {
   quarantine: async (ctx) => (await import("./commands/quarantine.ts")).quarantine(ctx),
   allow: async (ctx) => (await import("./commands/allow.ts")).allow(ctx),
   docs: async (ctx) => (await import("./commands/docs.ts")).docs(ctx),
+  service: async (ctx) => (await import("./commands/service.ts")).service(ctx),
 };
 
 /** Hidden: the Messages.app stand-in the demo uses as GW_OSASCRIPT_PATH (same binary). */

@@ -9,9 +9,10 @@ import { bunSpawner } from "../core/spawn.ts";
 import { type Check, ok, passed, renderJson, renderLine } from "../doctor/check.ts";
 import { allowlistCheck, stateChecks } from "../doctor/local.ts";
 import { discordChecks, imessageChecks } from "../doctor/platforms.ts";
-import { runningServiceChecks, webhookChecks } from "../doctor/service.ts";
+import { loginServiceCheck, runningServiceChecks, webhookChecks } from "../doctor/service.ts";
+import { getServiceStatus } from "../service-manager/status.ts";
 import { type CommandContext, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
-import { configOf } from "./setup.ts";
+import { configOf, hostOf } from "./setup.ts";
 
 export async function doctor(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
@@ -30,6 +31,15 @@ export async function doctor(ctx: CommandContext): Promise<number> {
     )),
     ...(await discordChecks(config, fetch)),
     ...(await webhookChecks(config, fetch, Math.floor(Date.now() / 1000))),
+    loginServiceCheck(
+      await getServiceStatus({
+        manager: config.serviceManager,
+        env: ctx.env,
+        host: hostOf(ctx),
+        uid: process.getuid?.() ?? 0,
+        spawner: bunSpawner,
+      }),
+    ),
     ...(await runningServiceChecks(config, fetch)),
   ];
   ctx.stdout.write(

@@ -1,5 +1,6 @@
 /** Help texts for `gw --help` and `gw <command> --help`. */
 import { MCP_SETUP } from "../mcp/setup-help.ts";
+import { SERVICE_HELP, SERVICE_SUMMARY } from "../service-manager/help-text.ts";
 import { VERSION } from "../version.ts";
 
 export const COMMANDS = {
@@ -12,6 +13,7 @@ export const COMMANDS = {
   quarantine: "List the senders held in the quarantine, with the `gw allow` line for each.",
   allow: "Let a sender through: add them to the allowlist and reload the running service.",
   docs: "Write the API documentation page for this version to a file (and open it).",
+  service: SERVICE_SUMMARY,
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -86,6 +88,7 @@ const DETAILS: Record<CommandName, string> = {
     "Writes the self-contained Swagger UI page (ReDoc with --redoc) of this version's API, the page gw serve",
     "serves at /docs, to <data dir>/docs/ or --out, prints its path, and with --open opens it.",
   ].join("\n"),
+  service: SERVICE_HELP,
   demo: [
     "Starts the real service on a temporary folder with a simulated iMessage account (a demo chat.db and a",
     "Messages stand-in) and a built-in fake Discord its real connector logs in to, prints webhooks it",

@@ -28,6 +28,7 @@ export function loggerOf(config: Config, ctx: CommandContext, face?: "mcp" | "re
     dir: config.logDir,
     name: face ?? "gw",
     level: config.logLevel,
+    stderrLevel: config.logStderrLevel,
     secrets: secretValues(config),
     stderr: ctx.stderr,
     ...(face ? { bindings: { face } } : {}),

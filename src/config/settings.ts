@@ -73,7 +73,7 @@ export const SETTINGS = {
   logDir: setting({
     env: "GW_LOG_DIR",
     faces: ["serve", "receiver", "mcp"],
-    doc: "Directory of the JSON log file `gw.log`.",
+    doc: "Directory of the JSON log files: `gw.<date>.<n>.log` (serve; `current.log` points at the newest), `receiver.*`, `mcp.*`; a new file each day, 14 kept.",
     defaultText: "`~/Library/Logs/gw` on macOS, else `~/.local/state/gw/logs`",
     fallback: (d) => d.logDir,
     parse: p.path,
@@ -85,6 +85,14 @@ export const SETTINGS = {
     defaultText: "`info`",
     fallback: value("info" as const),
     parse: p.oneOf(["trace", "debug", "info", "warn", "error"] as const),
+  }),
+  logStderrLevel: setting({
+    env: "GW_LOG_STDERR_LEVEL",
+    faces: ["serve", "receiver", "mcp"],
+    doc: "The least level also written to stderr (the files get everything GW_LOG_LEVEL lets through); `silent` writes nothing there. The login service sets `error`, so launchd's never-rotated log holds only errors.",
+    defaultText: "`trace`",
+    fallback: value("trace" as const),
+    parse: p.oneOf(["trace", "debug", "info", "warn", "error", "silent"] as const),
   }),
   allowlistPath: setting({
     env: "GW_ALLOWLIST_PATH",

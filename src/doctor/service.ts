@@ -5,6 +5,7 @@
  * PROBE_TIMEOUT_MS.
  */
 import type { Config } from "../config/settings.ts";
+import type { ServiceStatus } from "../service-manager/status.ts";
 import { pingDelivery } from "../webhooks/sign.ts";
 import { type Check, fail, ok, warn } from "./check.ts";
 
@@ -75,6 +76,41 @@ function portFree(host: string, port: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The login service (`gw service`): installed, loaded, running. Not installed is fine (gw runs by hand). */
+export function loginServiceCheck(s: ServiceStatus): Check {
+  const where = `${s.manager} ${s.name}`;
+  if (!s.installed)
+    return ok(
+      "login-service",
+      "no login service installed (gw runs when you start it; `gw service install` runs it at login)",
+    );
+  if (s.problem)
+    return warn(
+      "login-service",
+      `cannot read the login service's state (${where})`,
+      s.problem,
+      "see `gw service status`",
+    );
+  if (!s.loaded)
+    return fail(
+      "login-service",
+      `the login service ${where} is installed but not loaded`,
+      "gw does not start at login",
+      "`gw service install` loads it again",
+    );
+  if (!s.running)
+    return fail(
+      "login-service",
+      `the login service ${where} is loaded but not running (last exit ${s.lastExit ?? s.lastExitCode ?? "unknown"})`,
+      "launchd restarts it; a configuration error (exit 2) repeats until fixed",
+      `look at the newest log in the log dir, fix it, then \`gw service install\``,
+    );
+  return ok(
+    "login-service",
+    `the login service ${where} is running (pid ${s.pid}${s.program ? `, ${s.program}` : ""})`,
+  );
 }
 
 export async function webhookChecks(config: Config, fetcher: typeof fetch, nowS: number): Promise<Check[]> {

@@ -1,6 +1,7 @@
 /**
  * Builds the process logger (runner; called by the composition root only): pino JSON lines to a daily
- * file in the log dir and to stderr (a short human form when stderr is a terminal). Secrets are
+ * file in the log dir and to stderr (a short human form when stderr is a terminal; from `stderrLevel`
+ * up, so a login service's never-rotated stderr file need not repeat the rotated files). Secrets are
  * redacted by key and by value; stdout is never used, so `gw mcp` keeps it for protocol frames.
  *
  * Files: pino-roll (the pino project's own rotating stream; it works inside the compiled binary and,
@@ -24,6 +25,8 @@ export interface LoggerOptions {
   /** The files' name: `gw` (serve, demo), `receiver`, `mcp`. */
   name?: string;
   level: string;
+  /** The least level also written to stderr ("silent": none); the default is everything. */
+  stderrLevel?: string;
   secrets: readonly string[];
   stderr: { write(s: string): unknown; isTTY?: boolean };
   bindings?: Record<string, unknown>;
@@ -50,10 +53,11 @@ export async function createLogger(opts: LoggerOptions): Promise<GwLogger> {
     streams.push({ level: "trace", stream: { write: (line: string) => file.write(scrub(line)) } });
   }
   const pretty = opts.stderr.isTTY === true;
-  streams.push({
-    level: "trace",
-    stream: { write: (line: string) => opts.stderr.write(scrub(pretty ? prettyLine(line) : line)) },
-  });
+  if (opts.stderrLevel !== "silent")
+    streams.push({
+      level: (opts.stderrLevel ?? "trace") as pino.Level,
+      stream: { write: (line: string) => opts.stderr.write(scrub(pretty ? prettyLine(line) : line)) },
+    });
   return pino(
     {
       level: opts.level,

@@ -5,10 +5,10 @@
  * booted out first, so install is also "reinstall after an upgrade"), while for systemd the lines to
  * run are returned. Uninstall unloads (launchd), removes the plist or the unit and its enable link, and
  * always keeps the env file. Everything is computed before the first write, so a refused value
- * changes nothing.
+ * changes nothing. A compiled gw is run from a copy at a fixed path (see copyProgram).
  */
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { HostInfo } from "../config/paths.ts";
 import { envFileConfig } from "./env-config.ts";
@@ -60,11 +60,13 @@ export async function installService(p: InstallPorts): Promise<InstallReport> {
 
   const launchd = target.manager === "launchd";
   const logs = launchd ? launchdLogPaths(config.logDir) : null;
+  const self = p.self.length === 1 ? [join(dirname(config.dbPath), "bin", "gw")] : p.self;
   const definition = launchd
-    ? buildLaunchdPlist({ self: p.self, environment: vars, logDir: config.logDir, homeDir: target.homeDir })
-    : buildSystemdUnit({ self: p.self, envFilePath: target.envFilePath });
+    ? buildLaunchdPlist({ self, environment: vars, logDir: config.logDir, homeDir: target.homeDir })
+    : buildSystemdUnit({ self, envFilePath: target.envFilePath });
 
   if (!existing) createEnvFile(target.envFilePath, vars);
+  if (p.self.length === 1) copyProgram(p.self[0] as string, self[0] as string);
   try {
     if (logs) mkdirSync(dirname(logs.out), { recursive: true, mode: 0o700 });
     writeWhole(target.definitionPath, definition, launchd ? 0o600 : 0o644);
@@ -76,7 +78,7 @@ export async function installService(p: InstallPorts): Promise<InstallReport> {
     target,
     envFileCreated: !existing,
     logs,
-    program: p.self[0] as string,
+    program: self[0] as string,
     replaced,
     nextCommands: launchd ? [] : [...SYSTEMD_INSTALL_LINES],
     warnings,
@@ -126,6 +128,26 @@ function shellOnlyWarnings(
   return [
     `your shell sets ${names.join(", ")}, but the service reads only ${envFilePath}, where ${names.length === 1 ? "it is" : "they are"} missing or different; add ${names.length === 1 ? "it" : "them"} there if the service needs ${names.length === 1 ? "it" : "them"}, and give clients the file's GW_BEARER_TOKEN`,
   ];
+}
+
+/**
+ * The compiled binary the service runs is a copy at one fixed path (<data dir>/bin/gw): macOS ties Full
+ * Disk Access and Automation to a binary's path and signature, and a Homebrew upgrade moves the
+ * installed binary to a new versioned path; installing again after an upgrade copies the new, same-signed
+ * binary over the old one at the same path, so the grants stay. (From source the command is used as it is.)
+ */
+function copyProgram(from: string, to: string): void {
+  if (from === to) return;
+  mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
+  const tmp = join(dirname(to), `.${randomBytes(8).toString("hex")}.tmp`);
+  try {
+    copyFileSync(from, tmp);
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, to);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw new ServiceError(`gw service: cannot copy ${from} to ${to}: ${(err as Error).message}`);
+  }
 }
 
 function writeWhole(path: string, text: string, mode: number): void {

@@ -33,7 +33,8 @@ export function buildLaunchdPlist(spec: LaunchdJobSpec): string {
   const job: Record<string, PlistValue> = {
     Label: LAUNCHD_LABEL,
     ProgramArguments: [...spec.self, "serve"],
-    EnvironmentVariables: Object.fromEntries(spec.environment),
+    // launchd never rotates StandardErrorPath: errors only there, everything in gw's rotated files.
+    EnvironmentVariables: { GW_LOG_STDERR_LEVEL: "error", ...Object.fromEntries(spec.environment) },
     WorkingDirectory: spec.homeDir,
     StandardOutPath: logs.out,
     StandardErrorPath: logs.err,

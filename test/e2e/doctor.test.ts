@@ -21,6 +21,11 @@ import {
   waitForHealth,
 } from "../helpers/process.ts";
 import { ALLOWLIST } from "../helpers/service.ts";
+import {
+  fakeLaunchctl,
+  launchctlPrintRunning,
+  launchctlPrintStopped,
+} from "../helpers/service-manager-fakes.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 async function doctor(env: Record<string, string>, args: string[] = []) {
@@ -280,4 +285,36 @@ test("from the compiled binary too (--json)", async () => {
   expect(report.ok).toBe(true);
   expect(report.checks.map((c) => c.id)).toContain("allowlist");
   expect(ROOT).toBeTruthy();
+});
+
+describe("the login service", () => {
+  test("running: ok; loaded but stopped: fail with the fix; not installed: ok", async () => {
+    const launchctl = fakeLaunchctl();
+    const { dir, env } = setup({ GW_SERVICE_MANAGER: "launchd", PATH: launchctl.path });
+    const none = await doctorJson(env);
+    expect(none.byId("login-service")[0]).toMatchObject({
+      level: "ok",
+      what: expect.stringContaining("no login service installed"),
+    });
+
+    const plist = join(dir, "Library/LaunchAgents/dev.gw.serve.plist");
+    mkdirSync(dirname(plist), { recursive: true });
+    writeFileSync(plist, "<plist/>");
+    writeFileSync(join(launchctl.dir, "loaded"), "");
+    launchctl.setPrint(launchctlPrintRunning(dir, process.getuid?.() ?? 0, 4242, "/opt/gw/bin/gw"));
+    const running = await doctorJson(env);
+    expect(running.byId("login-service")[0]).toMatchObject({
+      level: "ok",
+      what: "the login service launchd dev.gw.serve is running (pid 4242, /opt/gw/bin/gw)",
+    });
+
+    launchctl.setPrint(launchctlPrintStopped(process.getuid?.() ?? 0, "/opt/gw/bin/gw"));
+    const stopped = await doctorJson(env);
+    expect(stopped.byId("login-service")[0]).toMatchObject({
+      level: "fail",
+      what: expect.stringContaining("is loaded but not running (last exit 78: EX_CONFIG)"),
+      fix: expect.stringContaining("gw service install"),
+    });
+    expect(stopped.code).toBe(1);
+  });
 });

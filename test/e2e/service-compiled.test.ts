@@ -1,19 +1,17 @@
 /**
  * `gw service install → status → uninstall` as users run it: the compiled dist/gw (and once from
- * source) as a real process, HOME in a temp dir, a stand-in launchctl first on PATH. The plist's
- * ProgramArguments must start with the binary's own absolute path (from source: bun + the absolute
- * src/main.ts). Runs once `service` is one of gw's commands (src/commands/help.ts).
+ * source) as a real process, HOME in a temp dir, a stand-in launchctl first on PATH. A compiled gw is
+ * copied to <data dir>/bin/gw and the plist runs that copy (a fixed path keeps macOS's grants across
+ * upgrades); from source the plist runs bun + the absolute src/main.ts.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { COMMANDS } from "../../src/commands/help.ts";
 import { parsePlist } from "../helpers/plist.ts";
 import { BINARY, ensureBinary, ROOT, spawnGw } from "../helpers/process.ts";
 import { fakeHealthz, fakeLaunchctl, launchctlPrintRunning } from "../helpers/service-manager-fakes.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const WIRED = "service" in COMMANDS;
 const UID = process.getuid?.() ?? 0;
 
 async function run(args: string[], env: Record<string, string>, binary: boolean) {
@@ -22,8 +20,9 @@ async function run(args: string[], env: Record<string, string>, binary: boolean)
   return { code, ...gw.output() };
 }
 
-async function installStatusUninstall(binary: boolean, expectedProgram: string[]) {
+async function installStatusUninstall(binary: boolean, programOf: (home: string) => string[]) {
   const home = tempDir();
+  const expectedProgram = programOf(home);
   const launchctl = fakeLaunchctl();
   launchctl.setPrint(launchctlPrintRunning(home, UID, 4242, expectedProgram[0] as string));
   const env = { HOME: home, PATH: launchctl.path, GW_SERVICE_MANAGER: "launchd" };
@@ -62,16 +61,23 @@ async function installStatusUninstall(binary: boolean, expectedProgram: string[]
   ]);
 }
 
-describe.skipIf(!WIRED)("gw service as a process", () => {
+describe("gw service as a process", () => {
   beforeAll(async () => {
     await ensureBinary();
   }, 120_000);
 
-  test("dist/gw: install → status → uninstall; the plist runs the binary's absolute path", async () => {
-    await installStatusUninstall(true, [realpathSync(BINARY)]);
+  test("dist/gw: install → status → uninstall; the plist runs a copy of the binary at a fixed path", async () => {
+    const copy = (home: string) => join(home, ".local/share/gw/bin/gw");
+    let home = "";
+    await installStatusUninstall(true, (h) => {
+      home = h;
+      return [copy(h)];
+    });
+    expect(readFileSync(copy(home)).equals(readFileSync(realpathSync(BINARY)))).toBe(true);
+    expect(statSync(copy(home)).mode & 0o777).toBe(0o755);
   });
 
   test("from source: the plist runs bun with the absolute src/main.ts", async () => {
-    await installStatusUninstall(false, [process.execPath, join(ROOT, "src/main.ts")]);
+    await installStatusUninstall(false, () => [process.execPath, join(ROOT, "src/main.ts")]);
   });
 });

@@ -102,7 +102,7 @@ describe("launchd", () => {
     expect(job).toEqual({
       Label: "dev.gw.serve",
       ProgramArguments: [...self, "serve"],
-      EnvironmentVariables: { GW_BEARER_TOKEN: token },
+      EnvironmentVariables: { GW_LOG_STDERR_LEVEL: "error", GW_BEARER_TOKEN: token },
       WorkingDirectory: home,
       StandardOutPath: join(home, "Library/Logs/gw/launchd.out.log"),
       StandardErrorPath: join(home, "Library/Logs/gw/launchd.err.log"),
@@ -177,6 +177,7 @@ describe("launchd", () => {
     expect(
       (parsePlist(readFileSync(plistPath, "utf8")) as Record<string, unknown>).EnvironmentVariables,
     ).toEqual({
+      GW_LOG_STDERR_LEVEL: "error",
       GW_BEARER_TOKEN: token,
       GW_BIND_PORT: String(health.port),
     });
@@ -242,6 +243,7 @@ describe("launchd", () => {
       readFileSync(join(home, "Library/LaunchAgents/dev.gw.serve.plist"), "utf8"),
     ) as Record<string, unknown>;
     expect(job.EnvironmentVariables).toEqual({
+      GW_LOG_STDERR_LEVEL: "error",
       GW_BEARER_TOKEN: "tok&<en>\"'",
       GW_WEBHOOK_URL: "http://127.0.0.1:1/h?a=1&b=2",
       GW_WEBHOOK_SECRET: "s e<c>r&t",

@@ -29,6 +29,7 @@ describe("defaults", () => {
       attachmentDir: "/home/ann/.local/share/gw/attachments",
       logDir: "/home/ann/.local/state/gw/logs",
       logLevel: "info",
+      logStderrLevel: "trace",
       allowlistPath: "/home/ann/.config/gw/allowlist.toml",
       webhookUrl: null,
       webhookSecret: null,

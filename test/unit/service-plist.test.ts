@@ -42,7 +42,11 @@ test("every field of the job, as a plist reader sees it", () => {
   ]);
   expect(job.Label).toBe("dev.gw.serve");
   expect(job.ProgramArguments).toEqual(["/opt/homebrew/Cellar/gw/0.1.0/bin/gw", "serve"]);
-  expect(job.EnvironmentVariables).toEqual({ GW_BEARER_TOKEN: TOKEN, GW_BIND_PORT: "8181" });
+  expect(job.EnvironmentVariables).toEqual({
+    GW_LOG_STDERR_LEVEL: "error",
+    GW_BEARER_TOKEN: TOKEN,
+    GW_BIND_PORT: "8181",
+  });
   expect(job.WorkingDirectory).toBe(HOME);
   expect(job.StandardOutPath).toBe("/Users/ann/Library/Logs/gw/launchd.out.log");
   expect(job.StandardErrorPath).toBe("/Users/ann/Library/Logs/gw/launchd.err.log");
@@ -81,7 +85,7 @@ describe("escaping", () => {
     const xml = build(self, env);
     const job = parsePlist(xml) as Record<string, unknown>;
     expect(job.ProgramArguments).toEqual([...self, "serve"]);
-    expect(job.EnvironmentVariables).toEqual(Object.fromEntries(env));
+    expect(job.EnvironmentVariables).toEqual({ GW_LOG_STDERR_LEVEL: "error", ...Object.fromEntries(env) });
     // No raw markup character reaches the text: every & starts an entity.
     expect(xml).not.toMatch(/&(?!(amp|lt|gt);)/);
     expect(xml).not.toContain("<script>");
@@ -150,5 +154,8 @@ test.skipIf(python === null)("Python's plistlib reads the same values", () => {
   );
   expect(r.stderr.toString()).toBe("");
   expect(JSON.parse(r.stdout.toString())).toEqual(parsePlist(xml) as object);
-  expect(JSON.parse(r.stdout.toString()).EnvironmentVariables).toEqual(Object.fromEntries(env));
+  expect(JSON.parse(r.stdout.toString()).EnvironmentVariables).toEqual({
+    GW_LOG_STDERR_LEVEL: "error",
+    ...Object.fromEntries(env),
+  });
 });
