@@ -33,6 +33,8 @@ import { CATCH_UP_CONCURRENCY, type CommunityTuning, DEFAULT_TUNING } from "./tu
 
 export type { CommunityTuning } from "./tuning.ts";
 
+/** How often a long catch-up logs its progress. */
+const PROGRESS_EVERY_MS = 2000;
 const seconds = (ms: number) => Math.round(ms / 1000);
 
 export interface CommunityChatOptions {
@@ -175,15 +177,41 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     if (!current || o.catchUp.maxMessages === 0 || stopping.signal.aborted) return;
     const rows = o.channels.ofSource("community_chat").filter(which);
     const started = o.clock.now();
-    Promise.all(rows.map((row) => queue.push(row.id, () => catchUpChannel(row, current))))
-      .then((counts) => {
-        const messages = counts.reduce((a, b) => a + b, 0);
+    let done = 0;
+    let messages = 0;
+    // A long catch-up (many channels, Discord's 50 requests/s) says how far it is.
+    const progress = setInterval(() => {
+      const s = Math.max(0.001, (o.clock.now() - started) / 1000);
+      log.info(
+        {
+          channels_done: done,
+          channels: rows.length,
+          messages,
+          messages_per_s: Math.round(messages / s),
+          eta_s: done === 0 ? null : Math.ceil(((rows.length - done) * s) / done),
+        },
+        "Discord catch-up in progress",
+      );
+    }, PROGRESS_EVERY_MS);
+    Promise.all(
+      rows.map((row) =>
+        queue
+          .push(row.id, () => catchUpChannel(row, current))
+          .then((n) => {
+            done += 1;
+            messages += n;
+            return n;
+          }),
+      ),
+    )
+      .then(() => {
         log.info(
           { session: how, channels: rows.length, messages, ms: o.clock.now() - started },
           "Discord catch-up done",
         );
       })
-      .catch((err) => log.error({ err: String(err) }, "Discord catch-up failed"));
+      .catch((err) => log.error({ err: String(err) }, "Discord catch-up failed"))
+      .finally(() => clearInterval(progress));
   };
 
   // --- the link: login with retries, events, health -------------------------------------------
