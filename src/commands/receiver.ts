@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute } from "node:path";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
+import { BUN_BODY_LIMIT } from "../http/body-limit.ts";
 import { createReceiver, DEFAULT_AGENT_ID } from "../receiver/receiver.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
@@ -17,8 +18,6 @@ import { selfCommand } from "./self.ts";
 import { configOf, loggerOf } from "./setup.ts";
 
 export const SHUTDOWN_GRACE_MS = 10_000;
-/** Larger bodies are refused by the server (413) before gw reads them; envelopes are a few KiB. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export async function receiver(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx, { required: ["bearerToken", "webhookSecret"] });
@@ -47,7 +46,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       hostname: config.receiverBindHost,
       port: config.receiverBindPort,
       reusePort: false,
-      maxRequestBodySize: MAX_BODY_BYTES,
+      maxRequestBodySize: BUN_BODY_LIMIT,
       fetch: receiver.fetch,
     });
   } catch (err) {

@@ -2,8 +2,8 @@
  * createApp(deps) builds the HTTP API without listening, so tests drive it with
  * `app.handle(new Request(...))` and `gw serve` adds `listen()`. Order on every request: the global
  * error mapper (registered first, so it covers every route), then in `onRequest` — before any body is
- * parsed or validated — the bearer check (401) and, on per-agent routes, the X-Agent-ID check (400),
- * then the route's schema validation, then the handler. No CORS headers are ever sent.
+ * parsed or validated — the bearer check (401), on per-agent routes the X-Agent-ID check (400), and the
+ * body size (413/411, body-limit.ts), then the route's schema validation, then the handler. No CORS headers are ever sent.
  */
 import { type AnyElysia, Elysia } from "elysia";
 import { AppError } from "../core/errors.ts";
@@ -14,6 +14,7 @@ import type { SendMessage } from "../send/send-message.ts";
 import type { Store } from "../store/store.ts";
 import { pathOf, requiresAgentId } from "./agent-id.ts";
 import { createBearerCheck } from "./auth.ts";
+import { BUN_BODY_LIMIT, bodySizeError } from "./body-limit.ts";
 import { docsRoutes } from "./docs.ts";
 import { toHttpError } from "./errors.ts";
 import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps) {
   // normalize: false keeps validation strict (by default Elysia turns `"x"` into `[{}]` for an array of objects).
   const app = new Elysia({
     normalize: false,
-    serve: { maxRequestBodySize: MAX_BODY_BYTES, idleTimeout: IDLE_TIMEOUT_S },
+    serve: { maxRequestBodySize: BUN_BODY_LIMIT, idleTimeout: IDLE_TIMEOUT_S },
   })
     .onError(({ code, error, set, request, route }) => {
       const appError = toHttpError(code, error, request.method, route || new URL(request.url).pathname);
@@ -78,6 +79,8 @@ export function createApp(deps: AppDeps) {
           field: "X-Agent-ID",
         });
       }
+      const tooBig = bodySizeError(request.headers, MAX_BODY_BYTES);
+      if (tooBig) throw tooBig;
     })
     .get("/healthz", () => buildHealth(deps.health), {
       response: { 200: HealthSchema },

@@ -1,7 +1,7 @@
 /**
  * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
- * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order:
- * raw bytes first; signature and headers (verify.ts: 400 or 401, before any parsing); a delivery id
+ * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order,
+ * after a size check that reads nothing (413/411, http/body-limit.ts): raw bytes first; signature and headers (verify.ts: 400 or 401, before any parsing); a delivery id
  * seen before is answered 204 and not run again; the envelope must parse and match the Envelope schema
  * (else 400); then it goes to its channel's worker and the answer is 204 at once, never after the
  * agent. A verified test delivery (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs
@@ -12,6 +12,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
 import { AppError } from "../core/errors.ts";
 import type { Clock, Logger } from "../core/ports.ts";
+import { bodySizeError } from "../http/body-limit.ts";
 import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { SeenSet } from "./seen-set.ts";
@@ -26,6 +27,9 @@ export interface ReceiverAppDeps {
   version: string;
 }
 
+/** The largest delivery read (an envelope is far smaller: text is at most 20,000 characters). */
+export const MAX_DELIVERY_BYTES = 4 * 1024 * 1024;
+
 const envelopeCheck = TypeCompiler.Compile(EnvelopeSchema);
 const errorResponse = (e: AppError) => Response.json(e.toEnvelope(), { status: e.status });
 const accepted = () => new Response(null, { status: 204 });
@@ -35,6 +39,8 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
 
   const webhook = async (req: Request): Promise<Response> => {
     const receivedAt = deps.clock.now();
+    const tooBig = bodySizeError(req.headers, MAX_DELIVERY_BYTES);
+    if (tooBig) return errorResponse(tooBig);
     const body = new Uint8Array(await req.arrayBuffer());
     const verdict = verifyDelivery(deps.secret, req.headers, body, Math.floor(receivedAt / 1000));
     if (!verdict.ok) {
