@@ -37,3 +37,38 @@ export function table(head: readonly string[], rows: readonly (readonly string[]
   const line = (r: readonly string[]) => `| ${r.map(cell).join(" | ")} |`;
   return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
+
+/** One row of an evidence table: what was tried, how many times, what held, and whether it all did. */
+export interface EvidenceRow {
+  tried: string;
+  times: number;
+  held: string;
+  ok: boolean;
+}
+
+/**
+ * A category's section (crashes, faults, bad input, load): its title, how to reproduce it, where it ran,
+ * and one row per thing tried. Pure but for the machine stamp.
+ */
+export function evidenceSection(o: {
+  title: string;
+  command: string;
+  rows: readonly EvidenceRow[];
+  notes?: string[];
+  machine: { revision: string; platform: string; cpus: number; cpuModel: string; bun: string };
+  wallS: number;
+}): string {
+  const m = o.machine;
+  const failed = o.rows.filter((r) => !r.ok).length;
+  return [
+    `## ${o.title}`,
+    "",
+    `\`${o.command}\` — ${m.platform}, ${m.cpus} × ${m.cpuModel}, Bun ${m.bun}; revision ${m.revision}; ${o.wallS} s; ${failed === 0 ? "everything held" : `**${failed} row(s) did not hold**`}.`,
+    "",
+    table(
+      ["what was tried", "times", "what held", "result"],
+      o.rows.map((r) => [r.tried, String(r.times), r.held, r.ok ? "held" : "**failed**"]),
+    ),
+    ...(o.notes && o.notes.length > 0 ? ["", ...o.notes] : []),
+  ].join("\n");
+}
