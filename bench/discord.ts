@@ -50,6 +50,7 @@ import {
 import { Child, live } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { machine as machineInfo, report, type SummaryRow } from "./lib/report.ts";
+import { sinkOffset } from "./lib/sink.ts";
 import { intEnv, mulberry32, pct } from "./lib/stats.ts";
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
@@ -203,18 +204,6 @@ function messagesDdl(dbPath: string): string[] {
   } finally {
     db.close();
   }
-}
-
-/** The sink's clock minus ours, from the /now ping with the smallest round trip. */
-async function sinkOffset(port: number): Promise<{ off: number; err: number }> {
-  let best = { rtt: Number.POSITIVE_INFINITY, off: 0 };
-  for (let i = 0; i < 25; i++) {
-    const t1 = now();
-    const { t } = (await (await fetch(`http://127.0.0.1:${port}/now`)).json()) as { t: number };
-    const t2 = now();
-    if (t2 - t1 < best.rtt) best = { rtt: t2 - t1, off: t - (t1 + t2) / 2 };
-  }
-  return { off: best.off, err: best.rtt / 2 };
 }
 
 const results: Record<string, unknown> = {};

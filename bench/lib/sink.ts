@@ -22,14 +22,8 @@ export class Sink {
       BENCH_SECRET: secret,
     });
     const port = (await child.waitFor((m) => "ready" in m, 30_000, "sink ready")).ready as number;
-    let best = { rtt: Number.POSITIVE_INFINITY, off: 0 };
-    for (let i = 0; i < 25; i++) {
-      const t1 = now();
-      const { t } = (await (await fetch(`http://127.0.0.1:${port}/now`)).json()) as { t: number };
-      const t2 = now();
-      if (t2 - t1 < best.rtt) best = { rtt: t2 - t1, off: t - (t1 + t2) / 2 };
-    }
-    return new Sink(child, port, best.off, best.rtt / 2);
+    const { off, err } = await sinkOffset(port);
+    return new Sink(child, port, off, err);
   }
 
   get url(): string {
@@ -59,4 +53,16 @@ export class Sink {
     await this.child.proc.exited;
     live.delete(this.child);
   }
+}
+
+/** The sink's clock minus ours, from the /now ping with the smallest round trip (25 pings). */
+export async function sinkOffset(port: number): Promise<{ off: number; err: number }> {
+  let best = { rtt: Number.POSITIVE_INFINITY, off: 0 };
+  for (let i = 0; i < 25; i++) {
+    const t1 = now();
+    const { t } = (await (await fetch(`http://127.0.0.1:${port}/now`)).json()) as { t: number };
+    const t2 = now();
+    if (t2 - t1 < best.rtt) best = { rtt: t2 - t1, off: t - (t1 + t2) / 2 };
+  }
+  return { off: best.off, err: best.rtt / 2 };
 }

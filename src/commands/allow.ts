@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, w
 import { dirname } from "node:path";
 import { appendEntry } from "../allowlist/append.ts";
 import { SOURCES, type Source } from "../core/envelope.ts";
+import { optionOf } from "./args.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 import { livePid, pidFileOf } from "./pid-file.ts";
 import { configOf } from "./setup.ts";
@@ -18,15 +19,10 @@ import { configOf } from "./setup.ts";
 const USAGE =
   "usage: gw allow <device_messenger|community_chat> <sender id> --person <person id> [--name <display name>]";
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i === -1 ? undefined : argv[i + 1];
-}
-
 export async function allow(ctx: CommandContext): Promise<number> {
   const [source, id] = ctx.argv;
-  const person = option(ctx.argv, "--person");
-  const name = option(ctx.argv, "--name") ?? null;
+  const person = optionOf(ctx.argv, "--person");
+  const name = optionOf(ctx.argv, "--name") ?? null;
   if (!source || !(SOURCES as readonly string[]).includes(source) || !id || id.startsWith("--") || !person)
     throw new CommandError(USAGE, EXIT_CONFIG);
   const config = configOf(ctx, { required: [] });

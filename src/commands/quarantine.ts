@@ -10,16 +10,12 @@ import { existsSync } from "node:fs";
 import { SOURCES, type Source } from "../core/envelope.ts";
 import { formatTimestamp } from "../core/time.ts";
 import { createMessageStore, type QuarantinedSender } from "../store/messages.ts";
+import { optionOf } from "./args.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
 import { configOf } from "./setup.ts";
 
 const USAGE = "usage: gw quarantine [--source device_messenger|community_chat] [--limit N] [--json]";
 const PREVIEW_CHARS = 60;
-
-function option(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i === -1 ? undefined : argv[i + 1];
-}
 
 /** Text safe to print on a terminal: one line, no control characters or direction overrides. Pure. */
 export function terminalSafe(text: string, max = Number.POSITIVE_INFINITY): string {
@@ -50,10 +46,10 @@ export function quarantineLines(senders: readonly QuarantinedSender[]): string[]
 }
 
 export async function quarantine(ctx: CommandContext): Promise<number> {
-  const source = option(ctx.argv, "--source");
+  const source = optionOf(ctx.argv, "--source");
   if (source !== undefined && !(SOURCES as readonly string[]).includes(source))
     throw new CommandError(USAGE, EXIT_CONFIG);
-  const limit = Number(option(ctx.argv, "--limit") ?? "20");
+  const limit = Number(optionOf(ctx.argv, "--limit") ?? "20");
   if (!Number.isInteger(limit) || limit < 1) throw new CommandError(USAGE, EXIT_CONFIG);
   const { dbPath } = configOf(ctx, { required: [] });
   let senders: QuarantinedSender[] = [];

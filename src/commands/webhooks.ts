@@ -8,6 +8,7 @@
 import { formatTimestamp } from "../core/time.ts";
 import type { DeliveryStatus } from "../store/deliveries.ts";
 import { openStore } from "../store/store.ts";
+import { optionOf } from "./args.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
 import { configOf } from "./setup.ts";
 
@@ -15,21 +16,16 @@ const STATUSES = ["pending", "delivered", "dead"] as const;
 const USAGE =
   "usage: gw webhooks list [--status pending|delivered|dead] [--limit N] | gw webhooks redeliver <delivery id> | --all-dead";
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i === -1 ? undefined : argv[i + 1];
-}
-
 export async function webhooks(ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = ctx.argv;
   if (sub !== "list" && sub !== "redeliver") throw new CommandError(USAGE, EXIT_CONFIG);
   const store = openStore(configOf(ctx, { required: [] }).dbPath);
   try {
     if (sub === "list") {
-      const status = option(rest, "--status") ?? null;
+      const status = optionOf(rest, "--status") ?? null;
       if (status !== null && !(STATUSES as readonly string[]).includes(status))
         throw new CommandError(USAGE, EXIT_CONFIG);
-      const limit = Number(option(rest, "--limit") ?? "50");
+      const limit = Number(optionOf(rest, "--limit") ?? "50");
       if (!Number.isInteger(limit) || limit < 1) throw new CommandError(USAGE, EXIT_CONFIG);
       const rows = store.deliveries.list(status as DeliveryStatus | null, limit);
       const c = store.deliveries.counts();

@@ -5,11 +5,11 @@
  * quarantined. And `gw docs` writes the API page without a service.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { chatDbIn, FRIEND, FRIEND_CHAT, STRANGER, STRANGER_CHAT } from "../helpers/device.ts";
-import { ensureBinary, freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
-import { ALLOWLIST, TOKEN } from "../helpers/service.ts";
+import { chatDbServeEnv, FRIEND, FRIEND_CHAT, STRANGER, STRANGER_CHAT } from "../helpers/device.ts";
+import { ensureBinary, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import { TOKEN } from "../helpers/service.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 async function run(args: string[], env: Record<string, string>, binary: boolean) {
@@ -21,15 +21,7 @@ async function run(args: string[], env: Record<string, string>, binary: boolean)
 describe.each([false, true])("quarantine → allow → reload (compiled: %p)", (binary) => {
   test("a stranger is listed, allowed, and their next message reaches agents", async () => {
     if (binary) await ensureBinary();
-    const dir = tempDir();
-    const chat = chatDbIn(dir);
-    const port = freePort();
-    const env = isolatedEnv(dir, {
-      GW_BEARER_TOKEN: TOKEN,
-      GW_BIND_PORT: String(port),
-      GW_CHAT_DB_PATH: chat.path,
-    });
-    writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+    const { dir, chat, port, env } = chatDbServeEnv();
     const serve = spawnGw(["serve"], env, { binary });
     const unread = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/messages/unread?limit=100`, {

@@ -13,7 +13,6 @@ import {
   type GwProcess,
   isolatedEnv,
   spawnGw,
-  waitFor,
   waitForHealth,
 } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -111,14 +110,7 @@ test("gw receiver: a delivery over its limit is 413 with the envelope, before an
     GW_RECEIVER_AGENT_BIN: "/bin/true",
   });
   running.push(gw);
-  await waitFor(
-    () =>
-      fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => (r.ok ? true : undefined),
-        () => undefined,
-      ),
-    "gw receiver",
-  );
+  await waitForHealth(port);
   const res = await raw(
     port,
     `POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MAX_DELIVERY_BYTES + 1}\r\nConnection: close`,

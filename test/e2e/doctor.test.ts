@@ -164,14 +164,7 @@ describe("the webhook target gets one signed test delivery", () => {
       GW_RECEIVER_AGENT_BIN: agent,
     });
     running.push(p);
-    await waitFor(
-      () =>
-        fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => (r.ok ? true : undefined),
-          () => undefined,
-        ),
-      "gw receiver",
-    );
+    await waitForHealth(port);
     return { url: `http://127.0.0.1:${port}/webhook`, stamps, logDir: join(dir, "logs") };
   }
 

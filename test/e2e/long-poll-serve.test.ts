@@ -4,22 +4,12 @@
  * answered; SIGTERM answers the held ones at once and the process exits cleanly.
  */
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { chatDbIn, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
-import { freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
-import { ALLOWLIST, TOKEN } from "../helpers/service.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { chatDbServeEnv, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
+import { spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import { TOKEN } from "../helpers/service.ts";
 
 test("gw serve holds, wakes and ends long polls", async () => {
-  const dir = tempDir();
-  const chat = chatDbIn(dir);
-  const port = freePort();
-  const env = isolatedEnv(dir, {
-    GW_BEARER_TOKEN: TOKEN,
-    GW_BIND_PORT: String(port),
-    GW_CHAT_DB_PATH: chat.path,
-  });
-  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  const { chat, port, env } = chatDbServeEnv();
   const gw = spawnGw(["serve"], env);
   const unread = (query: string) =>
     fetch(`http://127.0.0.1:${port}/messages/unread?${query}`, {

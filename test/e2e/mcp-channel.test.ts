@@ -6,35 +6,18 @@
  * the flag.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CHANNEL_CAPABILITY, CHANNEL_METHOD } from "../../src/mcp/channel.ts";
-import { chatDbIn, FRIEND, FRIEND_CHAT, STRANGER, STRANGER_CHAT } from "../helpers/device.ts";
-import {
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  ROOT,
-  spawnGw,
-  waitFor,
-  waitForHealth,
-} from "../helpers/process.ts";
-import { ALLOWLIST, TOKEN } from "../helpers/service.ts";
+import { chatDbServeEnv, FRIEND, FRIEND_CHAT, STRANGER, STRANGER_CHAT } from "../helpers/device.ts";
+import { type GwProcess, ROOT, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import { TOKEN } from "../helpers/service.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 type Pushed = { content: string; meta: Record<string, string> };
 
-const dir = tempDir();
-const chat = chatDbIn(dir);
-const port = freePort();
-const serveEnv = isolatedEnv(dir, {
-  GW_BEARER_TOKEN: TOKEN,
-  GW_BIND_PORT: String(port),
-  GW_CHAT_DB_PATH: chat.path,
-});
-writeFileSync(serveEnv.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+const { chat, port, env: serveEnv } = chatDbServeEnv();
 let serve: GwProcess;
 const startServe = async () => {
   serve = spawnGw(["serve"], serveEnv);

@@ -12,7 +12,7 @@ import { bunSpawner } from "../../src/core/spawn.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { createService } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
-import { isolatedEnv, ROOT } from "./process.ts";
+import { freePort, isolatedEnv, ROOT } from "./process.ts";
 import { ALLOWLIST, closeAtEnd, makeRequest, TOKEN } from "./service.ts";
 import { tempDir } from "./temp.ts";
 
@@ -47,6 +47,22 @@ export function chatDbIn(dir: string) {
     participants: [FRIEND, STRANGER],
   });
   return { path, writer };
+}
+
+/** A temp dir with a Messages-like chat.db and the test allowlist, and the environment of a `gw serve`
+ * process reading that chat.db on a free port (for tests that spawn the real command). */
+export function chatDbServeEnv(extra: Record<string, string> = {}) {
+  const dir = tempDir();
+  const chat = chatDbIn(dir);
+  const port = freePort();
+  const env = isolatedEnv(dir, {
+    GW_BEARER_TOKEN: TOKEN,
+    GW_BIND_PORT: String(port),
+    GW_CHAT_DB_PATH: chat.path,
+    ...extra,
+  });
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
+  return { dir, chat, port, env };
 }
 
 export async function deviceService(
