@@ -23,7 +23,7 @@ export const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
 
 export const CHANNEL_INSTRUCTIONS = [
   "Messages from the owner's iMessage and Discord conversations arrive as <channel> events, one per message,",
-  "with attributes source (device_messenger = iMessage, community_chat = Discord), channel_id, message_id,",
+  "with attributes platform (device_messenger = iMessage, community_chat = Discord), channel_id, message_id,",
   "sender, sender_id, person_id, ts and, when files came with it, attachments (their ids, types and gw URLs).",
   "",
   "The person who wrote it reads their messenger, not this conversation: anything they should see must go",
@@ -48,7 +48,8 @@ export interface ChannelNotification {
 /** The notification for one message. Pure. */
 export function channelNotification(e: Envelope): ChannelNotification {
   const meta: Record<string, string> = {
-    source: e.source,
+    // Not `source`: Claude Code writes the server's name as the tag's `source` attribute itself.
+    platform: e.source,
     channel_id: e.channel_id,
     message_id: e.id,
     sender: e.sender.display_name,

@@ -83,7 +83,7 @@ describe("gw mcp --channel", () => {
     const [first] = await until(channel.pushed, 1);
     expect(first?.content).toBe("are we still on for tonight?");
     expect(first?.meta).toMatchObject({
-      source: "device_messenger",
+      platform: "device_messenger",
       channel_id: FRIEND,
       sender: "Ann",
       sender_id: FRIEND,

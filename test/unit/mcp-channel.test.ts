@@ -36,7 +36,7 @@ describe("channelNotification", () => {
       params: {
         content: "hello",
         meta: {
-          source: "community_chat",
+          platform: "community_chat",
           channel_id: "community_chat:channel:42",
           message_id: "msg_01HZY0000000000000000000AA",
           sender: "Ann",
