@@ -9,7 +9,9 @@
  * `<name>.<yyyy-MM-dd>.<n>.log`, starts a new file each day and keeps the newest LOG_FILES_KEPT; `gw
  * serve` (name `gw`) also keeps `current.log` pointing at its newest file. Each long-running face has
  * its own name (`gw`, `receiver`, `mcp`), so their rotations never prune each other. Files 0600, the
- * directory 0700.
+ * directory 0700. A file that cannot be written (disk full) never stops the process: the stream keeps
+ * up to LOG_BUFFER_MAX_BYTES of lines and writes them once it can (later ones are dropped), and the
+ * failure is reported on stderr at most once per LOG_FAILURE_REPORT_MS.
  */
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +20,8 @@ import pinoRoll from "pino-roll";
 import { redactKeys, secretScrubber } from "./redact.ts";
 
 export const LOG_FILES_KEPT = 14;
+export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
+export const LOG_FAILURE_REPORT_MS = 60_000;
 
 export interface LoggerOptions {
   /** Where the log files go; null logs to stderr only. */
@@ -49,6 +53,21 @@ export async function createLogger(opts: LoggerOptions): Promise<GwLogger> {
       symlink: name === "gw",
       sync: true,
       mode: 0o600,
+      maxLength: LOG_BUFFER_MAX_BYTES,
+    });
+    // Without a listener, SonicBoom's 'error' (ENOSPC, EFBIG) would be thrown and end the process.
+    let reportedAt = Number.NEGATIVE_INFINITY;
+    file.on("error", (err: Error) => {
+      const now = Date.now();
+      if (now - reportedAt < LOG_FAILURE_REPORT_MS) return;
+      reportedAt = now;
+      const line = {
+        level: 50,
+        time: new Date(now).toISOString(),
+        err: String(err),
+        msg: "the log file cannot be written; lines are kept and written once it can be",
+      };
+      opts.stderr.write(`${JSON.stringify(line)}\n`);
     });
     streams.push({ level: "trace", stream: { write: (line: string) => file.write(scrub(line)) } });
   }

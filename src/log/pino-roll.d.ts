@@ -11,6 +11,8 @@ declare module "pino-roll" {
     mkdir?: boolean;
     sync?: boolean;
     mode?: number;
+    /** SonicBoom's: lines beyond this many buffered bytes are dropped (emits 'drop'). */
+    maxLength?: number;
     limit?: { count?: number; removeOtherLogFiles?: boolean };
   }): Promise<SonicBoom>;
 }

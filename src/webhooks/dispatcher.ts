@@ -6,6 +6,8 @@
  * crash is simply made again (same delivery id: at-least-once, receivers dedupe). At most
  * MAX_IN_FLIGHT attempts run at once and at most one per channel, so a slow receiver cannot starve the
  * service and a channel's deliveries go out one at a time, oldest due first. Redirects are not followed.
+ * Attempts the store cannot record (disk full) keep their outcome and their slot, and recording is tried
+ * again every RECORD_RETRY_MS, so a row is never posted again in a loop while it cannot be recorded.
  */
 import type { Clock, Logger } from "../core/ports.ts";
 import type { DeliveryRow } from "../store/deliveries.ts";
@@ -17,6 +19,8 @@ import { signedHeaders } from "./sign.ts";
 export const MAX_IN_FLIGHT = 4;
 /** Safety net: look for due rows at least this often even without a wake-up. */
 export const HEARTBEAT_MS = 1000;
+/** After the store failed to record finished attempts, recording them is tried again this often. */
+export const RECORD_RETRY_MS = 1000;
 
 export interface DispatcherDeps {
   store: Store;
@@ -71,6 +75,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   };
   const finished: Recorded[] = [];
   let flushQueued = false;
+  let recordRetry: ReturnType<typeof setTimeout> | null = null;
+  let recordFailingSince: number | null = null;
   /** Due rows fetched but not started yet (their channel was busy, or no slot was free). */
   let queue: DeliveryRow[] = [];
 
@@ -86,9 +92,25 @@ export function createDispatcher(deps: DispatcherDeps) {
         })
         .immediate();
     } catch (err) {
-      // Not recorded: the rows are still due, so they are attempted again (at-least-once).
-      log.error({ err: String(err), deliveries: batch.length }, "webhook attempts could not be recorded");
+      // Not recorded: keep the outcomes and their slots (the rows stay due, so a free slot would post
+      // them again at once) and record them later; if gw stops first, they are attempted again then.
+      const now = deps.clock.now();
+      if (recordFailingSince === null || now - recordFailingSince >= 60_000) {
+        recordFailingSince = now;
+        log.error(
+          { err: String(err), deliveries: batch.length, retry_ms: RECORD_RETRY_MS },
+          "webhook attempts could not be recorded; retrying",
+        );
+      }
+      finished.unshift(...batch);
+      if (running && !recordRetry)
+        recordRetry = setTimeout(() => {
+          recordRetry = null;
+          flush();
+        }, RECORD_RETRY_MS);
+      return;
     }
+    recordFailingSince = null;
     for (const f of batch) {
       inFlight.delete(f.row.id);
       busyChannels.delete(f.row.channel_id);
@@ -184,6 +206,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop(): Promise<void> {
       running = false;
       if (timer) clearTimeout(timer);
+      if (recordRetry) clearTimeout(recordRetry);
       await Promise.all(inFlight.values());
       flush();
     },

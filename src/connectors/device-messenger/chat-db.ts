@@ -3,11 +3,19 @@
  * copy), probes it, reads the columns each table really has (`PRAGMA table_info`) and builds every
  * SELECT from them, so Ventura through macOS 26 files all work; a missing column reads as NULL.
  * Dates are converted to epoch milliseconds inside SQL, where integer division is exact. Never writes.
+ * Another program's lock makes a query fail after BUSY_TIMEOUT_MS, never freeze the process; query
+ * failures are ChatDbReadError with a message a person can act on.
  */
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 
 export const BATCH_ROWS = 500;
+/**
+ * How long a read waits for another program's lock on chat.db. bun:sqlite runs on the event loop, so
+ * the wait freezes the API, the webhooks and the Discord heartbeat with it; a locked read is simply
+ * retried at the next tick (chatdb.md §1), and WAL readers are never blocked by Messages' own writes.
+ */
+export const BUSY_TIMEOUT_MS = 100;
 /** How many rows before a position are looked at to date it (the backfill fence's starting mark). */
 export const TAIL_ROWS = 500;
 
@@ -49,6 +57,11 @@ export type Columns = Record<"message" | "chat" | "handle" | "attachment", Reado
 
 /** Why chat.db cannot be read, in words a person can act on. */
 export class ChatDbUnavailable extends Error {}
+
+/** A query on an open chat.db failed (locked by another program, damaged); the message says which. */
+export class ChatDbReadError extends Error {
+  override name = "ChatDbReadError";
+}
 
 const DATE_MS = (col: string) =>
   `(CASE WHEN ${col} > 1000000000000 OR ${col} < -1000000000000 THEN ${col} / 1000000 ELSE ${col} * 1000 END + 978307200000)`;
@@ -114,7 +127,7 @@ export function openChatDb(path: string): ChatDb {
   let db: Database;
   try {
     db = new Database(path, { readonly: true });
-    db.run("PRAGMA busy_timeout = 5000");
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.query("SELECT 1 FROM message LIMIT 1").all();
   } catch (err) {
     throw new ChatDbUnavailable(explain(path, err));
@@ -137,19 +150,31 @@ export function openChatDb(path: string): ChatDb {
   const attsMany = db.query<ChatDbAttachment & { message_id: number }, [string]>(attachmentQuery(cols, true));
   const max = db.query<{ m: number | null }, []>("SELECT MAX(ROWID) AS m FROM message");
   const version = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  /** Queries fail as ChatDbReadError, so the connector can tell a chat.db fault from a store fault. */
+  const read =
+    <A extends unknown[], R>(f: (...a: A) => R) =>
+    (...a: A): R => {
+      try {
+        return f(...a);
+      } catch (err) {
+        throw new ChatDbReadError(explainRead(path, err), { cause: err });
+      }
+    };
   return {
-    rowsAfter: (cursor, limit = BATCH_ROWS) => rows.all(cursor, limit).map(withBody),
-    rowsByIds: (rowids) => (rowids.length === 0 ? [] : byIds.all(JSON.stringify(rowids)).map(withBody)),
-    dateNear: (rowid) => near.get(rowid, TAIL_ROWS)?.d ?? null,
-    attachments: (rowid) => atts.all(rowid),
-    attachmentsOf: (rowids) => {
+    rowsAfter: read((cursor: number, limit: number = BATCH_ROWS) => rows.all(cursor, limit).map(withBody)),
+    rowsByIds: read((rowids: readonly number[]) =>
+      rowids.length === 0 ? [] : byIds.all(JSON.stringify(rowids)).map(withBody),
+    ),
+    dateNear: read((rowid: number) => near.get(rowid, TAIL_ROWS)?.d ?? null),
+    attachments: read((rowid: number) => atts.all(rowid)),
+    attachmentsOf: read((rowids: readonly number[]) => {
       const out = new Map<number, ChatDbAttachment[]>();
       for (const a of attsMany.all(JSON.stringify(rowids)))
         out.set(a.message_id, [...(out.get(a.message_id) ?? []), a]);
       return out;
-    },
-    maxRowid: () => max.get()?.m ?? 0,
-    dataVersion: () => version.get()?.data_version ?? 0,
+    }),
+    maxRowid: read(() => max.get()?.m ?? 0),
+    dataVersion: read(() => version.get()?.data_version ?? 0),
     identity: () => fileIdentity(path),
     close: () => db.close(),
   };
@@ -162,6 +187,17 @@ export function fileIdentity(path: string): string {
   } catch {
     return "missing";
   }
+}
+
+/** Why a query on an open chat.db failed, in words a person can act on. */
+function explainRead(path: string, err: unknown): string {
+  const text = String(err instanceof Error ? err.message : err);
+  const code = String((err as { code?: string }).code ?? "");
+  if (/BUSY|LOCKED/.test(code) || /database is locked/i.test(text))
+    return `${path} is locked by another program (${code || "SQLITE_BUSY"}); reading is retried every tick.`;
+  if (/CORRUPT|NOTADB/.test(code) || /malformed|not a database/i.test(text))
+    return `${path} is damaged or not a database (${text}); reading is retried every tick.`;
+  return `Cannot read ${path}: ${text}${code ? ` (${code})` : ""}; reading is retried every tick.`;
 }
 
 function explain(path: string, err: unknown): string {

@@ -6,7 +6,8 @@
  * other notifications coalesce into one more read. `start` opens chat.db (placing a first cursor) and
  * returns; the backlog is read in the background. States: `ok`; `starting` before the first read;
  * `error` when chat.db cannot be opened (the detail says how to fix it; the timer keeps retrying);
- * `degraded` when unread rows have waited longer than STALL_AFTER_MS.
+ * `degraded` while queries on the open chat.db fail (locked by another program, damaged), or when
+ * unread rows have waited longer than STALL_AFTER_MS.
  */
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -172,6 +173,10 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
       const s = poller?.status();
       if (!s || !started) return { state: "starting", detail: "Opening chat.db." };
       if (s.error) return { state: "error", detail: s.error };
+      if (s.readError) {
+        const age = Math.round((o.clock.now() - s.readError.sinceMs) / 1000);
+        return { state: "degraded", detail: `${s.readError.text} Failing for ${age} s.` };
+      }
       const behind = Math.max(0, (s.maxRowid ?? 0) - (s.cursor ?? 0));
       if (s.behindSinceMs !== null && o.clock.now() - s.behindSinceMs > STALL_AFTER_MS) {
         const age = Math.round((o.clock.now() - s.behindSinceMs) / 1000);

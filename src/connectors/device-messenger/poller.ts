@@ -8,7 +8,8 @@
  * tail; a row whose chat join has not landed yet holds the read for up to NO_CHAT_WAIT_MS, then is
  * skipped with a warning; a replaced or rebuilt database (other inode, or MAX(ROWID) below the cursor)
  * restarts from its end, loudly. A tick reads only when `PRAGMA data_version` moved, when messages are
- * pending, or every FORCE_EVERY_TICKS ticks. Ticks must not overlap (the connector serialises them).
+ * pending, or every FORCE_EVERY_TICKS ticks; after a failed read or commit (chat.db locked, the disk
+ * full) the next tick reads again whatever changed. Ticks must not overlap (the connector serialises them).
  */
 import type { Source } from "../../core/envelope.ts";
 import type { IdFactory } from "../../core/ids.ts";
@@ -20,6 +21,7 @@ import {
   BATCH_ROWS,
   type ChatDb,
   type ChatDbAttachment,
+  ChatDbReadError,
   type ChatDbRow,
   ChatDbUnavailable,
   fileIdentity,
@@ -86,6 +88,8 @@ export interface PollerStatus {
   maxRowid: number | null;
   /** When the reader first saw unread rows it has not caught up with since. */
   behindSinceMs: number | null;
+  /** Why queries on the open chat.db fail (locked, damaged), and since when; null when they work. */
+  readError: { text: string; sinceMs: number } | null;
   pending: number;
   fenced: number;
 }
@@ -99,6 +103,9 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
   let stopping = false;
   let error: string | null = null;
   let behindSinceMs: number | null = null;
+  let readError: PollerStatus["readError"] = null;
+  /** MAX(ROWID) as of the last read, for health while chat.db cannot be queried. */
+  let lastMax: number | null = null;
   const waitingForChat = new Map<number, number>();
 
   // The cursor and state as stored: only this reader writes them, so they are read from gw.db once.
@@ -206,7 +213,8 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
 
   /** Notes since when rows have been waiting, so a stalled reader shows in health even if ticks fail. */
   const updateLag = (chatDb: ChatDb) => {
-    behindSinceMs = (cursor() ?? 0) < chatDb.maxRowid() ? (behindSinceMs ?? deps.clock.now()) : null;
+    lastMax = chatDb.maxRowid();
+    behindSinceMs = (cursor() ?? 0) < lastMax ? (behindSinceMs ?? deps.clock.now()) : null;
   };
 
   /** One read: the pending rows and the rows after the cursor, one batch at a time. */
@@ -260,6 +268,20 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
    * Without a change of `data_version`, pending messages or FORCE_EVERY_MS, it costs two tiny queries.
    */
   const tick = async (): Promise<number> => {
+    try {
+      const seen = await readAll();
+      readError = null;
+      return seen;
+    } catch (err) {
+      // Nothing was committed past the stored cursor: the next tick reads again even if chat.db is unchanged.
+      lastVersion = -1;
+      if (err instanceof ChatDbReadError)
+        readError = { text: err.message, sinceMs: readError?.sinceMs ?? deps.clock.now() };
+      throw err;
+    }
+  };
+
+  const readAll = async (): Promise<number> => {
     const chatDb = stopping ? null : open();
     if (!chatDb) return 0;
     const version = chatDb.dataVersion();
@@ -291,6 +313,14 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     return seen;
   };
 
+  const liveMax = (chatDb: ChatDb): number | null => {
+    try {
+      return chatDb.maxRowid();
+    } catch {
+      return lastMax;
+    }
+  };
+
   return {
     tick,
     /** Opens chat.db now (a first start places the cursor at its end); reading starts with `tick`. */
@@ -306,8 +336,9 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
         open: db !== null,
         error,
         cursor: cursor(),
-        maxRowid: db ? db.maxRowid() : null,
+        maxRowid: db ? (readError ? lastMax : liveMax(db)) : null,
         behindSinceMs,
+        readError,
         pending: s.pending.length,
         fenced: s.fenced,
       };
