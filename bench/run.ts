@@ -15,6 +15,7 @@ export const BENCHES = {
   pickup: ["pickup.ts", "chat.db commit → agent sees it, next to imessage-kit and a bare fs.watch"],
   backlog: ["backlog.ts", "catching up with 500,000 rows without blocking the API"],
   api: ["api.ts", "GET /messages/unread over HTTP next to a bare Bun.serve"],
+  load: ["load.ts", "60 s of mixed load on one gw: latency, errors, RSS, WAL, drain, exactly-once"],
   idle: ["idle.ts", "CPU and memory while nothing happens"],
   startup: ["startup.ts", "compiled binary to first /healthz, and --version"],
   webhooks: ["webhooks.ts", "stored → signed webhook received"],
