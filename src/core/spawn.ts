@@ -6,6 +6,9 @@
  * outlives a run (one that leaves the group with setsid() is beyond reach). An abort `signal` stops the
  * group the same way. A run stopped either way reports `timedOut`, so callers can treat its outcome as
  * unknown rather than failed.
+ * The group must not outlive this process either, even when it is killed with SIGKILL: a guard (a
+ * `/bin/sh` in a session of its own) waits on a pipe only this process holds, and when the pipe closes
+ * before the run ended it kills the group. It is stopped once the run is over.
  */
 import type { Spawner, SpawnResult } from "./ports.ts";
 
@@ -30,6 +33,28 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Reads its stdin to the end, then SIGKILLs the process group $1: only a dead parent ends it that way. */
+const GUARD_SCRIPT = 'while read -r _; do :; done; kill -KILL -"$1" 2>/dev/null';
+
+/** Kills the group `pid` when this process dies before `stop` is called. */
+function guardGroup(pid: number): { stop(): void } {
+  let guard: ReturnType<typeof Bun.spawn>;
+  try {
+    guard = Bun.spawn(["/bin/sh", "-c", GUARD_SCRIPT, "gw-spawn-guard", String(pid)], {
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "ignore",
+      env: {},
+      detached: true,
+    });
+  } catch {
+    // No /bin/sh: the run goes on without the safety net (the deadline and stop still hold).
+    return { stop: () => {} };
+  }
+  guard.unref();
+  return { stop: () => guard.kill("SIGKILL") };
+}
+
 export const bunSpawner: Spawner = {
   async run(argv, opts): Promise<SpawnResult> {
     const proc = Bun.spawn([...argv], {
@@ -40,6 +65,7 @@ export const bunSpawner: Spawner = {
       detached: true,
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
+    const guard = guardGroup(proc.pid);
     const output = Promise.all([readCapped(proc.stdout), readCapped(proc.stderr)]);
     let timedOut = false;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
@@ -75,6 +101,7 @@ export const bunSpawner: Spawner = {
     const [stdout, stderr] = await output;
     clearTimeout(killTimer);
     killGroup(proc.pid, "SIGKILL");
+    guard.stop();
     return {
       exitCode: timedOut ? null : exitCode,
       signal: proc.signalCode === null ? null : String(proc.signalCode),
