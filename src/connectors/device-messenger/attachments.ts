@@ -2,14 +2,14 @@
  * Re-hosting inbound attachments (runner). `attachmentState` says whether an attachment can be copied
  * now (`ready`), is still arriving (`waiting`: no file name yet, transfer not finished (state ≠ 5), or
  * the file not on disk: chatdb.md §7), or will never be copied (too large for GW_ATTACHMENT_MAX_BYTES).
- * `stageAttachments` copies the ready ones into the attachment store under new ids (file 0600),
+ * `stageAttachments` copies the ready ones into the attachment store under new ids (files created 0600),
  * asynchronously so a large file never stalls the event loop, and leaves the rest out with a warning:
  * the message is delivered without them. chat.db's `filename` may be `~/…`, absolute, or relative to
  * ~/Library/Messages/Attachments.
  */
 
-import { existsSync, statSync } from "node:fs";
-import { chmod, copyFile, rm, stat } from "node:fs/promises";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { open, rm, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
@@ -40,6 +40,16 @@ export function attachmentState(
   const size = statSync(path).size;
   if (size > deps.maxBytes) return { skip: `larger than GW_ATTACHMENT_MAX_BYTES (${size} bytes)` };
   return "ready";
+}
+
+/** Copies into a new file created 0600, so no instant (a crash included) leaves it with another mode. */
+async function copyPrivate(source: string, target: string): Promise<void> {
+  const out = await open(target, "wx", 0o600);
+  try {
+    for await (const chunk of createReadStream(source)) await out.write(chunk);
+  } finally {
+    await out.close();
+  }
 }
 
 export interface StageDeps {
@@ -76,8 +86,7 @@ export async function stageAttachments(
         note(`larger than GW_ATTACHMENT_MAX_BYTES (${size} bytes)`);
         continue;
       }
-      await copyFile(source, target);
-      await chmod(target, 0o600);
+      await copyPrivate(source, target);
       staged.push({ id, mime: mimeOf(a), sizeBytes: size, fileName: id, platformRef: a.guid });
     } catch (err) {
       await rm(target, { force: true });
