@@ -181,7 +181,7 @@ export function evidenceRows(r: ReportCore): EvidenceRow[] {
     rows.push({
       tried: "SIGTERM of gw serve under load (ingest, unread + mark_read + sends in flight)",
       times: ss.length,
-      held: `exit ${[...new Set(ss.map((x) => x.exitCode))].join("/")} within ${Math.max(...ss.map((x) => x.stopMs))} ms; ${sum((x) => x.acknowledged.sends)} sends, ${sum((x) => x.acknowledged.marks)} marks, ${sum((x) => x.acknowledged.listed)} listed messages acknowledged: all there before and after the restart; ${sum((x) => x.readByGw)} chat.db rows read before the signal, all stored${problems.length ? ` — ${problems.slice(0, 3).join("; ")}` : ""}`,
+      held: `exit ${[...new Set(ss.map((x) => x.exitCode))].join("/")} within ${Math.max(...ss.map((x) => x.stopMs))} ms; ${sum((x) => x.acknowledged.sends)} sends, ${sum((x) => x.acknowledged.marks)} marks, ${sum((x) => x.acknowledged.listed)} listed messages acknowledged: all there before and after the restart; chat.db rows committed before the signal and read by gw (at each signal: ${ss.map((x) => x.readByGw).join(", ")}), all stored, the rest stored after the restart${problems.length ? ` — ${problems.slice(0, 3).join("; ")}` : ""}`,
       ok: ss.every((x) => x.exitCode === 0) && problems.length === 0,
     });
   }
