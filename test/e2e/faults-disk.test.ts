@@ -2,10 +2,12 @@
  * Faults survived, disk full (test/evidence/faults/disk-full.ts): gw serve's file-size limit drops to 0
  * bytes and comes back (prlimit; Linux only, skipped with a log line elsewhere). Writing requests get
  * 500 INTERNAL_ERROR at once, the chat.db cursor holds, nothing acknowledged is lost, and work resumes
- * within one poll of space returning.
+ * within one poll of space returning. With strace present, the same with a real ENOSPC injected into
+ * gw.db's writes (skipped with a log line where strace is missing, as in CI).
  */
 import { expect, test } from "bun:test";
 import { diskFullFaults, RESUME_WITHIN_MS } from "../evidence/faults/disk-full.ts";
+import { diskFullEnospcFaults } from "../evidence/faults/disk-full-enospc.ts";
 import { fileSizeLimiter } from "../evidence/faults/rlimit.ts";
 
 const limiter = fileSizeLimiter();
@@ -30,6 +32,24 @@ test.skipIf("unavailable" in limiter)(
       integrity: "ok",
       exitCode: 0,
     });
+  },
+  60_000,
+);
+
+const strace = Bun.which("strace") !== null;
+if (!strace) console.log("faults-disk: ENOSPC run skipped: strace is not installed");
+
+test.skipIf(!strace)(
+  "disk full with a real ENOSPC (strace -e inject): 500, cursor held, resumes, nothing lost",
+  async () => {
+    const run = await diskFullEnospcFaults();
+    if (run.details.skipped) {
+      console.log(`faults-disk: ENOSPC run skipped: ${run.details.skipped}`);
+      return;
+    }
+    expect(run.rows.filter((r) => !r.ok)).toEqual([]);
+    expect(run.details).toMatchObject({ cursorHeld: true, storedOnce: true, integrity: "ok", exitCode: 0 });
+    expect(run.details.markRead).toEqual({ status: 500, code: "INTERNAL_ERROR" });
   },
   60_000,
 );

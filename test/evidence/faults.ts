@@ -11,6 +11,7 @@ import { machine } from "../../bench/lib/report.ts";
 import { chatDbFaults } from "./faults/chat-db.ts";
 import { discordFaults } from "./faults/discord.ts";
 import { diskFullFaults } from "./faults/disk-full.ts";
+import { diskFullEnospcFaults } from "./faults/disk-full-enospc.ts";
 import { sighupFaults } from "./faults/sighup.ts";
 import type { EvidenceRow, FaultRun } from "./faults/types.ts";
 import { webhookFaults } from "./faults/webhooks.ts";
@@ -20,6 +21,7 @@ const FAMILIES: Record<string, () => Promise<FaultRun<unknown>>> = {
   "chat-db": chatDbFaults,
   discord: discordFaults,
   "disk-full": diskFullFaults,
+  "disk-full-enospc": diskFullEnospcFaults,
   sighup: sighupFaults,
 };
 
@@ -71,10 +73,11 @@ if (asked.length === 0) {
       title: "Faults survived",
       command: "bun run faults",
       rows,
+      // One paragraph per note.
       notes: [
-        "Every row runs real `gw serve` processes from source with an isolated environment, and drives the fault from outside as the world would: a TCP-level webhook receiver, other SQLite connections and file operations on chat.db, the fake Discord in the runner, the process's file-size limit, signals. CI runs the same scenarios as test/e2e/faults-*.test.ts.",
+        "Every row runs real `gw serve` processes from source with an isolated environment, and drives the fault from outside as the world would: a TCP-level webhook receiver, other SQLite connections and file operations on chat.db, the fake Discord in the runner, the process's file-size limit, strace, signals. CI runs the same scenarios as test/e2e/faults-*.test.ts (the strace one only where strace is installed).",
         ...notes,
-      ],
+      ].flatMap((n, i) => (i === 0 ? [n] : ["", n])),
       machine: m,
       wallS,
     }),

@@ -213,6 +213,6 @@ function rowsOf(d: ChatDbDetails) {
 
 function notesOf(d: ChatDbDetails): string[] {
   return [
-    `chat.db: gw's busy timeout on chat.db is ${BUSY_TIMEOUT_MS} ms, so each lock is held ${HOLD_MS} ms (10×); poll interval ${POLL_MS} ms. A WAL reader is never blocked by a writer's BEGIN EXCLUSIVE (Messages' own mode), so the blocking case uses a rollback-journal copy.${d.root ? " The run was root, where chmod 000 does not deny reads: a directory and a non-SQLite file at the path stood in for an unreadable chat.db." : ""} Cut in place, the file is not noticed until a commit: SQLite serves the open connection's cached pages, and the bytes come back before anything new is written.`,
+    `chat.db: gw's busy timeout on chat.db is ${BUSY_TIMEOUT_MS} ms, so each lock is held ${HOLD_MS} ms (10×); poll interval ${POLL_MS} ms. A WAL reader is never blocked by a writer's BEGIN EXCLUSIVE (Messages' own mode), so the blocking case uses a rollback-journal copy.${d.root ? " The run was root, where chmod 000 does not deny reads: a directory and a non-SQLite file at the path stood in for an unreadable chat.db." : ""} Cut in place (same inode), the file may go unnoticed while SQLite serves the open connection's cached pages, or show as damaged at the next read; its bytes come back before anything new is written.`,
   ];
 }

@@ -113,6 +113,16 @@ function onSchedule(gapRatios: number[], delays: readonly number[]): boolean {
   });
 }
 
+/** The gaps as multiples of their waits, and how far any went outside ±20 % (the slack allowed). */
+function gapText(gapRatios: number[], delays: readonly number[]): string {
+  const outside = gapRatios.map((r, i) => {
+    const d = delays[i] as number;
+    return Math.max(0, r * d - d * (1 + JITTER), d * (1 - JITTER) - r * d);
+  });
+  const late = outside.filter((o) => o > 0);
+  return `gaps ${span(gapRatios)} their waits (${late.length === 0 ? "all within ±20 %" : `${late.length} up to ${Math.round(Math.max(...late))} ms outside ±20 %`})`;
+}
+
 const span = (all: number[]) =>
   all.length === 0 ? "—" : `${Math.min(...all).toFixed(2)}–${Math.max(...all).toFixed(2)}×`;
 
@@ -272,7 +282,7 @@ export async function webhookFaults(): Promise<FaultRun<WebhookDetails>> {
     if (k.kind === "refused connection") checks["no status recorded"] = k.lastCode === null;
     const held = once
       ? `dead after exactly 1 attempt (last_code ${k.lastCode}); still in /messages/unread`
-      : `${k.attempts} attempts, then dead; gaps ${span(k.gapRatios)} the schedule; one delivery id; still in /messages/unread${k.kind === "302" ? "; the Location was never fetched" : ""}`;
+      : `${k.attempts} attempts, then dead; ${gapText(k.gapRatios, DELAYS_MS)}; one delivery id; still in /messages/unread${k.kind === "302" ? "; the Location was never fetched" : ""}`;
     return row(`webhook target: ${k.kind}${once ? "" : " every time"}`, k.attempts, held, checks);
   });
   const acrossRestart = b.gapRatios[1] ?? Number.NaN;
@@ -280,7 +290,7 @@ export async function webhookFaults(): Promise<FaultRun<WebhookDetails>> {
     row(
       "webhook schedule interrupted by a gw serve restart (SIGTERM after 2 attempts of 503)",
       b.attempts,
-      `${b.beforeStop} attempts before the stop, ${b.attempts - b.beforeStop} after; dead after 5 in all; the attempt due during the restart came at ${acrossRestart.toFixed(2)}× its wait (restart took ${Math.round(b.restartMs)} ms); other gaps ${span(b.gapRatios.filter((_, i) => i !== 1))}; one delivery id; still unread`,
+      `${b.beforeStop} attempts before the stop, ${b.attempts - b.beforeStop} after; dead after 5 in all; the attempt due during the restart came at ${acrossRestart.toFixed(2)}× its wait (restart took ${Math.round(b.restartMs)} ms); all ${gapText(b.gapRatios, RESTART_DELAYS_MS)}; one delivery id; still unread`,
       {
         "5 attempts in all": b.attempts === 5,
         dead: b.status === "dead",
