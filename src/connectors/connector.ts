@@ -28,6 +28,11 @@ export interface OutgoingAttachment {
   /** A readable regular file (a stored attachment or a checked local path). */
   path: string;
   mime: string | null;
+  /**
+   * A local path that passed the path rules, held open: read its bytes from `fd` (at most `size`),
+   * never by `path`, which may point elsewhere by now. The service closes it after the send.
+   */
+  checked?: { fd: number; size: number };
 }
 
 export interface SendRequest {

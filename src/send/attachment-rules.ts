@@ -4,10 +4,23 @@
  *   (`/attachments/<id>` or `http(s)://<host>/attachments/<id>`); a `path` must be absolute.
  * - Local paths (runner): resolved with realpath, compared by whole path components (case-insensitive
  *   on macOS) against the denied places and the optional roots, then opened and fstat-ed: the opened
- *   descriptor must be the regular file that was checked (same device and inode), readable, and under
- *   the size cap. Every refusal is 400 VALIDATION_FAILED naming the field and the rule.
+ *   descriptor must be the regular file that was checked (same device and inode before and after the
+ *   open, the path still resolving to it through no symlink, and on Linux the kernel's own name for the
+ *   descriptor equal to the checked path), readable, and under the size cap. The caller gets that open
+ *   descriptor and must read the bytes from it, never by path again (a path can be swapped after the
+ *   check), and close it. Every refusal is 400 VALIDATION_FAILED naming the field and the rule.
  */
-import { closeSync, constants, fstatSync, openSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { AppError } from "../core/errors.ts";
 import { ATTACHMENT_ID_PATTERN } from "../core/ids.ts";
@@ -63,12 +76,17 @@ export const DENIED_HOME_DIRS = [
   "Library/Messages",
 ];
 
-/** The real path of a readable regular file that passes every rule, or a 400 naming the rule. */
-export function checkLocalPath(
-  path: string,
-  field: string,
-  policy: PathPolicy,
-): { path: string; size: number } {
+/** A local file that passed every rule, held open: its bytes are read from `fd` (at most `size`). */
+export interface CheckedFile {
+  /** The real path that was checked (for logs and the file's name; never to read the bytes). */
+  path: string;
+  size: number;
+  fd: number;
+  close(): void;
+}
+
+/** The readable regular file that passes every rule, opened; or a 400 naming the rule. */
+export function checkLocalPath(path: string, field: string, policy: PathPolicy): CheckedFile {
   let real: string;
   try {
     real = realpathSync(path);
@@ -89,6 +107,14 @@ export function checkLocalPath(
   if (policy.roots && !policy.roots.map(resolveIfExists).some((r) => inside(real, r))) {
     throw refused(field, "outside_send_roots", `${field} is outside GW_SEND_PATH_ROOTS.`);
   }
+  const changed = () =>
+    refused(field, "changed_while_checked", `${field} changed while it was being checked.`);
+  let checked: Stats;
+  try {
+    checked = statSync(real);
+  } catch {
+    throw changed();
+  }
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO must not hang the request; O_NOFOLLOW: no symlink swapped in after realpath.
@@ -98,16 +124,39 @@ export function checkLocalPath(
   }
   try {
     const opened = fstatSync(fd);
-    const checked = statSync(real);
     if (!opened.isFile()) throw refused(field, "not_regular_file", `${field} is not a regular file.`);
-    if (opened.dev !== checked.dev || opened.ino !== checked.ino) {
-      throw refused(field, "changed_while_checked", `${field} changed while it was being checked.`);
-    }
+    if (!sameFile(opened, checked) || !stillAt(real, fd, opened)) throw changed();
     if (opened.size > policy.maxBytes)
       throw refused(field, "too_large", `${field} is larger than ${policy.maxBytes} bytes.`);
-    return { path: real, size: opened.size };
-  } finally {
+    let open = true;
+    return {
+      path: real,
+      size: opened.size,
+      fd,
+      close: () => {
+        if (open) closeSync(fd);
+        open = false;
+      },
+    };
+  } catch (err) {
     closeSync(fd);
+    throw err;
+  }
+}
+
+const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * After the open: `real` still resolves, through no symlink, to the opened file; where the kernel names
+ * open files (Linux /proc), that name is `real` itself, which no swap of a directory in between escapes.
+ */
+function stillAt(real: string, fd: number, opened: Stats): boolean {
+  try {
+    if (realpathSync(real) !== real || !sameFile(statSync(real), opened)) return false;
+    const named = `/proc/self/fd/${fd}`;
+    return !existsSync(named) || readlinkSync(named) === real;
+  } catch {
+    return false;
   }
 }
 

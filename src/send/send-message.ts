@@ -5,7 +5,8 @@
  * channel (404), the first device-messenger attachment must resolve (stored bytes: 404
  * MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
  * from the channel's bucket (429), then the connector sends (under a message id allocated first, which
- * platforms use as their nonce) and one outbound record is stored.
+ * platforms use as their nonce) and one outbound record is stored. A local file is handed over open
+ * (read from its checked descriptor, never by path again) and closed when the send ends either way.
  * Checks come before the token so a refused request never spends one.
  */
 import { existsSync } from "node:fs";
@@ -50,11 +51,22 @@ export interface SendDeps {
 export function createSendMessage(deps: SendDeps) {
   const { store, log } = deps;
 
-  const resolveAttachment = (ref: AttachmentRef, mimeHint: string | undefined): OutgoingAttachment => {
+  /** The attachment for the connector; a local file is held open (`checked`) until `close`. */
+  const resolveAttachment = (
+    ref: AttachmentRef,
+    mimeHint: string | undefined,
+  ): { attachment: OutgoingAttachment; close: () => void } => {
     if (ref.kind === "path") {
       const checked = checkLocalPath(ref.path, "attachments.0.path", deps.pathPolicy);
       log.info({ path: checked.path, size: checked.size }, "sending a local file");
-      return { path: checked.path, mime: mimeHint ?? null };
+      return {
+        attachment: {
+          path: checked.path,
+          mime: mimeHint ?? null,
+          checked: { fd: checked.fd, size: checked.size },
+        },
+        close: checked.close,
+      };
     }
     const row = store.attachments.get(ref.attachmentId);
     const file = row?.file_name ? join(deps.attachmentDir, row.file_name) : null;
@@ -64,7 +76,7 @@ export function createSendMessage(deps: SendDeps) {
         attachment_id: ref.attachmentId,
       });
     }
-    return { path: file, mime: mimeHint ?? row.mime };
+    return { attachment: { path: file, mime: mimeHint ?? row.mime }, close: () => {} };
   };
 
   return async (input: SendMessageInput): Promise<SendMessageOutput> => {
@@ -108,35 +120,40 @@ export function createSendMessage(deps: SendDeps) {
     }
 
     const first = refs[0];
-    const attachment = first ? resolveAttachment(first, items[0]?.mime) : null;
-    if (refs.length > 1)
-      log.warn({ channel_id: channel.id, dropped: refs.length - 1 }, "only the first attachment is sent");
+    const resolved = first ? resolveAttachment(first, items[0]?.mime) : null;
+    const attachment = resolved?.attachment ?? null;
+    try {
+      if (refs.length > 1)
+        log.warn({ channel_id: channel.id, dropped: refs.length - 1 }, "only the first attachment is sent");
 
-    const token = deps.limiter.take(channel.id);
-    if (!token.allowed) {
-      throw new AppError("RATE_LIMITED", "Too many sends to this channel; retry later.", {
-        channel_id: channel.id,
-        retry_after_s: token.retryAfterS,
+      const token = deps.limiter.take(channel.id);
+      if (!token.allowed) {
+        throw new AppError("RATE_LIMITED", "Too many sends to this channel; retry later.", {
+          channel_id: channel.id,
+          retry_after_s: token.retryAfterS,
+        });
+      }
+
+      const connector = deps.connectors[source];
+      if (!connector) {
+        throw new AppError("PLATFORM_SEND_FAILED", `The ${source} connector is not running.`, { source });
+      }
+      const id = deps.newMessageId();
+      const result = await connector.send({ id, channel, text: input.text, replyTo, attachment });
+      const record = deps.recordOutbound({
+        id,
+        source,
+        channel: { id: channel.id, type: channel.channel_type },
+        sender: result.sender,
+        text: input.text,
+        replyTo: replyTo?.id ?? null,
+        platformId: result.platformId,
+        raw: result.raw,
       });
+      return { message_id: record.id, sent_at: formatTimestamp(record.sentAtMs) };
+    } finally {
+      resolved?.close();
     }
-
-    const connector = deps.connectors[source];
-    if (!connector) {
-      throw new AppError("PLATFORM_SEND_FAILED", `The ${source} connector is not running.`, { source });
-    }
-    const id = deps.newMessageId();
-    const result = await connector.send({ id, channel, text: input.text, replyTo, attachment });
-    const record = deps.recordOutbound({
-      id,
-      source,
-      channel: { id: channel.id, type: channel.channel_type },
-      sender: result.sender,
-      text: input.text,
-      replyTo: replyTo?.id ?? null,
-      platformId: result.platformId,
-      raw: result.raw,
-    });
-    return { message_id: record.id, sent_at: formatTimestamp(record.sentAtMs) };
   };
 }
 

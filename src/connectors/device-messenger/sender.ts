@@ -1,18 +1,20 @@
 /**
  * Sending through Messages.app (runner). Runs GW_OSASCRIPT_PATH with a constant script on stdin and
- * the values in argv only; a file is first copied where Messages may read it. Error -1743 becomes
- * 502 PLATFORM_AUTH, others 502 PLATFORM_SEND_FAILED; a one-to-one chat id that Messages cannot find
- * (-1728) is retried once by participant. A timeout means the outcome is unknown: 502, never retried.
+ * the values in argv only; a file is first copied where Messages may read it (a checked local file
+ * from its open descriptor, at most its checked size: a path swapped after the check is never read).
+ * Error -1743 becomes 502 PLATFORM_AUTH, others 502 PLATFORM_SEND_FAILED; a one-to-one chat id that
+ * Messages cannot find (-1728) is retried once by participant. A timeout means the outcome is unknown:
+ * 502, never retried.
  * After a successful run the new `is_from_me` row of that chat is looked for (decoded text match, short
  * deadline) and its GUID returned, so the outbound record is linked; unconfirmed sends are logged; a
  * ghost row instead (macOS 26's misrouted send) is 502 PLATFORM_SEND_FAILED.
  */
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { closeSync, copyFileSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../../core/errors.ts";
 import type { Clock, Logger, Spawner } from "../../core/ports.ts";
 import { comparableText } from "../../ingest/ingest.ts";
-import type { SendRequest, SendResult } from "../connector.ts";
+import type { OutgoingAttachment, SendRequest, SendResult } from "../connector.ts";
 import {
   fileToChat,
   parseOsascriptError,
@@ -47,6 +49,22 @@ export interface SenderDeps {
 }
 
 export const OWN_SENDER = { id: "me", displayName: "Me" };
+
+/** Copies at most `size` bytes of a checked local file from its open descriptor (never by its path). */
+function copyChecked(checked: { fd: number; size: number }, target: string): void {
+  const out = openSync(target, "wx", 0o600);
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(checked.size, 1024 * 1024) || 1);
+    for (let at = 0; at < checked.size; ) {
+      const n = readSync(checked.fd, buf, 0, Math.min(buf.length, checked.size - at), at);
+      if (n === 0) break;
+      writeSync(out, buf, 0, n);
+      at += n;
+    }
+  } finally {
+    closeSync(out);
+  }
+}
 
 export function createSender(deps: SenderDeps) {
   const run = async (
@@ -87,11 +105,12 @@ export function createSender(deps: SenderDeps) {
     return new AppError(code, message, { osascript_error: osaCode, stderr });
   };
 
-  const stage = (path: string): string => {
+  const stage = (attachment: OutgoingAttachment): string => {
     const dir = join(deps.homeDir, "Library/Messages/Attachments/gw", crypto.randomUUID());
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const target = join(dir, basename(path));
-    copyFileSync(path, target);
+    const target = join(dir, basename(attachment.path));
+    if (attachment.checked) copyChecked(attachment.checked, target);
+    else copyFileSync(attachment.path, target);
     setTimeout(() => rmSync(dir, { recursive: true, force: true }), STAGED_FILE_TTL_MS).unref();
     return target;
   };
@@ -136,7 +155,7 @@ export function createSender(deps: SenderDeps) {
     const before = deps.chatDb()?.maxRowid() ?? Number.MAX_SAFE_INTEGER;
     const calls: ScriptCall[] = [];
     if (req.text.trim() !== "" || !req.attachment) calls.push(textToChat(req.text, chatGuid));
-    const staged = req.attachment ? stage(req.attachment.path) : null;
+    const staged = req.attachment ? stage(req.attachment) : null;
     if (staged) calls.push(fileToChat(staged, chatGuid));
 
     for (const call of calls) {

@@ -29,13 +29,15 @@ export function createRng(seed: number): Rng {
   };
 }
 
-/** The seed from CHAOS_SEED (decimal), else one drawn now (and reported, so the run can be repeated). */
-export function seedFrom(env: Record<string, string | undefined>): number {
-  const raw = env.CHAOS_SEED?.trim();
+/**
+ * The seed from `env[name]` (CHAOS_SEED by default; decimal), else one drawn now (and reported, so the
+ * run can be repeated).
+ */
+export function seedFrom(env: Record<string, string | undefined>, name = "CHAOS_SEED"): number {
+  const raw = env[name]?.trim();
   if (raw) {
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0)
-      throw new Error(`CHAOS_SEED must be a non-negative integer, not ${raw}`);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, not ${raw}`);
     return n >>> 0;
   }
   return Math.floor(Math.random() * 2 ** 31);
