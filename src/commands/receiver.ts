@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute } from "node:path";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
-import { BUN_BODY_LIMIT } from "../http/body-limit.ts";
+import { bunServeOptions } from "../http/server-options.ts";
 import { createReceiver, DEFAULT_AGENT_ID } from "../receiver/receiver.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
@@ -46,7 +46,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       hostname: config.receiverBindHost,
       port: config.receiverBindPort,
       reusePort: false,
-      maxRequestBodySize: BUN_BODY_LIMIT,
+      ...bunServeOptions(log),
       fetch: receiver.fetch,
     });
   } catch (err) {

@@ -14,7 +14,7 @@ import type { SendMessage } from "../send/send-message.ts";
 import type { Store } from "../store/store.ts";
 import { pathOf, requiresAgentId } from "./agent-id.ts";
 import { createBearerCheck } from "./auth.ts";
-import { BUN_BODY_LIMIT, bodySizeError } from "./body-limit.ts";
+import { bodySizeError } from "./body-limit.ts";
 import { docsRoutes } from "./docs.ts";
 import { toHttpError } from "./errors.ts";
 import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
@@ -22,6 +22,7 @@ import { attachmentRoutes } from "./routes/attachments.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { LONG_POLL_MAX_SECONDS } from "./schemas.ts";
+import { bodyUnread, bunServeOptions } from "./server-options.ts";
 
 export interface AppDeps {
   bearerToken: string;
@@ -57,14 +58,15 @@ export function createApp(deps: AppDeps) {
   // normalize: false keeps validation strict (by default Elysia turns `"x"` into `[{}]` for an array of objects).
   const app = new Elysia({
     normalize: false,
-    serve: { maxRequestBodySize: BUN_BODY_LIMIT, idleTimeout: IDLE_TIMEOUT_S },
+    serve: { ...bunServeOptions(deps.log), idleTimeout: IDLE_TIMEOUT_S },
   })
     .onError(({ code, error, set, request, route }) => {
-      const appError = toHttpError(code, error, request.method, route || new URL(request.url).pathname);
+      const appError = toHttpError(code, error, request.method, route || pathOf(request.url));
       if (appError.code === "INTERNAL_ERROR")
         deps.log.error({ err: appError.cause ?? error }, "unhandled error");
       if (appError.code === "RATE_LIMITED")
         set.headers["retry-after"] = String(appError.details.retry_after_s ?? 1);
+      if (bodyUnread(request)) set.headers.connection = "close";
       set.status = appError.status;
       return appError.toEnvelope();
     })

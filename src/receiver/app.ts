@@ -1,18 +1,21 @@
 /**
  * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
  * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order,
- * after a size check that reads nothing (413/411, http/body-limit.ts): raw bytes first; signature and headers (verify.ts: 400 or 401, before any parsing); a delivery id
- * seen before is answered 204 and not run again; the envelope must parse and match the Envelope schema
- * (else 400); then it goes to its channel's worker and the answer is 204 at once, never after the
- * agent. A verified test delivery (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs
- * nothing. Every error body is the spec's envelope. `/healthz` needs no bearer and tells liveness and the
- * worker counts.
+ * after a size check that reads nothing (413/411, http/body-limit.ts): raw bytes first; signature and
+ * headers (verify.ts: 400 or 401, before any parsing); a delivery id seen before is answered 204 and not
+ * run again; the envelope must parse and match the Envelope schema (else 400); then it goes to its
+ * channel's worker and the answer is 204 at once, never after the agent. A verified test delivery
+ * (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs nothing. Every error body is the
+ * spec's envelope; an answer that left the body unread closes the connection (http/server-options.ts).
+ * `/healthz` needs no bearer and tells liveness and the worker counts.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
 import { AppError } from "../core/errors.ts";
 import type { Clock, Logger } from "../core/ports.ts";
+import { pathOf } from "../http/agent-id.ts";
 import { bodySizeError } from "../http/body-limit.ts";
+import { bodyUnread } from "../http/server-options.ts";
 import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { SeenSet } from "./seen-set.ts";
@@ -81,23 +84,29 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
     return accepted();
   };
 
+  const route = async (req: Request): Promise<Response> => {
+    const path = pathOf(req.url);
+    if (path === "/webhook" && req.method === "POST") return webhook(req);
+    if (path === "/healthz" && req.method === "GET")
+      return Response.json({
+        status: "ok",
+        version: deps.version,
+        uptime_s: Math.max(0, Math.floor((deps.clock.now() - startedAt) / 1000)),
+        ...deps.dispatcher.stats(),
+      });
+    return errorResponse(
+      new AppError(
+        "NOT_FOUND",
+        `No route ${req.method} ${path}: the receiver has POST /webhook and GET /healthz.`,
+      ),
+    );
+  };
+
   return {
     async fetch(req: Request): Promise<Response> {
-      const path = new URL(req.url).pathname;
-      if (path === "/webhook" && req.method === "POST") return webhook(req);
-      if (path === "/healthz" && req.method === "GET")
-        return Response.json({
-          status: "ok",
-          version: deps.version,
-          uptime_s: Math.max(0, Math.floor((deps.clock.now() - startedAt) / 1000)),
-          ...deps.dispatcher.stats(),
-        });
-      return errorResponse(
-        new AppError(
-          "NOT_FOUND",
-          `No route ${req.method} ${path}: the receiver has POST /webhook and GET /healthz.`,
-        ),
-      );
+      const res = await route(req);
+      if (bodyUnread(req)) res.headers.set("connection", "close");
+      return res;
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The request-size rule over real HTTP, on the compiled `gw serve` and on `gw receiver`: a body over the
  * limit is 401 without the bearer (not Bun's bare 413), then the error envelope with 413 and the limit;
- * a chunked body without a Content-Length is 411; bodies within the limit work as before.
+ * a chunked body without a Content-Length is 411; bodies within the limit work as before; a request
+ * with an empty Host header still gets the envelope.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
@@ -98,6 +99,16 @@ describe("gw serve (compiled)", () => {
     expect(ok.status).toBe(404);
     expect(envelope(await ok.text()).error.code).toBe("CHANNEL_NOT_FOUND");
   });
+
+  test("an empty Host header gets the envelope, never Bun's HTML error page (found by bun run fuzz)", async () => {
+    const res = await raw(
+      port,
+      `POST /healthz HTTP/1.1\r\nHost: \r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close`,
+      "{}",
+    );
+    expect(res.status).toBe(404);
+    expect(envelope(res.text).error.code).toBe("NOT_FOUND");
+  });
 });
 
 test("gw receiver: a delivery over its limit is 413 with the envelope, before anything is read", async () => {
@@ -120,4 +131,42 @@ test("gw receiver: a delivery over its limit is 413 with the envelope, before an
     code: "VALIDATION_FAILED",
     details: { limit_bytes: MAX_DELIVERY_BYTES },
   });
+  // An empty Host header (found by bun run fuzz: the path was read with new URL(), which threw).
+  const empty = await raw(port, "GET /nowhere HTTP/1.1\r\nHost: \r\nConnection: close");
+  expect(empty.status).toBe(404);
+  expect(envelope(empty.text).error.code).toBe("NOT_FOUND");
+});
+
+/** SIGTERM, then the exit code, or "hung" when the process is still running after `ms`. */
+async function stopWithin(gw: GwProcess, ms: number): Promise<number | "hung"> {
+  gw.proc.kill("SIGTERM");
+  const hung = Bun.sleep(ms).then(() => "hung" as const);
+  const code = await Promise.race([gw.exited, hung]);
+  if (code === "hung") gw.proc.kill("SIGKILL");
+  return code;
+}
+
+test("a body refused unread (401, 413, 404) does not hold up a graceful stop (found by bun run fuzz)", async () => {
+  const body = "x".repeat(2 * MAX_DELIVERY_BYTES);
+  const env = isolatedEnv(tempDir(), { GW_BIND_PORT: String(freePort()) });
+  const serve = spawnGw(["serve"], env);
+  await waitForHealth(Number(env.GW_BIND_PORT));
+  const base = `http://127.0.0.1:${env.GW_BIND_PORT}`;
+  const post = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { method: "POST", headers, body }).then((r) => r.status);
+  expect(await post("/messages/send")).toBe(401);
+  expect(await post("/messages/send", { authorization: `Bearer ${env.GW_BEARER_TOKEN}` })).toBe(413);
+  expect(await stopWithin(serve, 5_000)).toBe(0);
+
+  const port = freePort();
+  const receiver = spawnGw(["receiver"], {
+    ...isolatedEnv(tempDir()),
+    GW_WEBHOOK_SECRET: "body-limit-secret-0123",
+    GW_RECEIVER_BIND_PORT: String(port),
+    GW_RECEIVER_AGENT_BIN: "/bin/true",
+  });
+  await waitForHealth(port);
+  const res = await fetch(`http://127.0.0.1:${port}/elsewhere`, { method: "POST", body });
+  expect(res.status).toBe(404);
+  expect(await stopWithin(receiver, 5_000)).toBe(0);
 });
