@@ -2,9 +2,14 @@
  * Attachment retention (spec Limits): once shortly after start-up and then daily, deletes the stored
  * bytes of attachments created more than GW_ATTACHMENT_RETENTION_DAYS ago and clears their
  * stored-bytes reference; the records stay, so envelopes still list them and fetching them is a 404.
+ * The same runs delete orphans: files named like an attachment id that no record names and that were
+ * written before this process started (a kill between re-hosting a file and storing its message leaves
+ * one; files this process is writing are newer, so they are never touched). Nothing else in the
+ * directory is.
  */
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { ATTACHMENT_ID_RE } from "../core/ids.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { AttachmentStore } from "../store/attachments.ts";
 
@@ -18,6 +23,28 @@ export function createAttachmentSweeper(deps: {
   clock: Clock;
   log: Logger;
 }) {
+  // File times are the file system's wall clock, so this one is too (not the injected Clock).
+  const startedAtMs = Date.now();
+
+  const sweepOrphans = (): number => {
+    if (!existsSync(deps.dir)) return 0;
+    let removed = 0;
+    for (const name of readdirSync(deps.dir)) {
+      if (!ATTACHMENT_ID_RE.test(name) || deps.attachments.get(name)?.file_name === name) continue;
+      const path = join(deps.dir, name);
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat?.isFile() || stat.mtimeMs >= startedAtMs) continue;
+      rmSync(path, { force: true });
+      removed++;
+    }
+    if (removed > 0)
+      deps.log.warn(
+        { removed },
+        "orphaned attachment files deleted (re-hosted before a crash, never stored)",
+      );
+    return removed;
+  };
+
   const sweepOnce = (): number => {
     const cutoff = deps.clock.now() - deps.retentionDays * 24 * 60 * 60 * 1000;
     let removed = 0;
@@ -43,12 +70,14 @@ export function createAttachmentSweeper(deps: {
   const guarded = () => {
     try {
       sweepOnce();
+      sweepOrphans();
     } catch (err) {
       deps.log.error({ err }, "attachment sweep failed; next run in a day");
     }
   };
   return {
     sweepOnce,
+    sweepOrphans,
     start(): void {
       startTimer = setTimeout(guarded, 0);
       dailyTimer = setInterval(guarded, SWEEP_INTERVAL_MS);

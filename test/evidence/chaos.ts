@@ -47,7 +47,7 @@ writeSection(
       "",
       "Each kill is a SIGKILL of `gw serve` (from source; one cycle runs the compiled `dist/gw` when it is built) at a seeded delay inside its phase; the invariants after every kill are read from gw.db as the kill left it, and a clean run lets everything settle before the final checks. The sources themselves (chat.db, the fake Discord's history) are the record of what came in; the webhook receiver lives in the runner, checks every signature and dedupes by delivery id. Timers: webhook retries 20/40/60/80 ms, chat.db poll 50 ms. The seed fixes the schedule (phases, delays, bursts, markers), not the machine's timing.",
       "",
-      "Found and fixed by this run: kill -9 of `gw receiver` left the agent's process group running (src/core/spawn.ts now guards every run's group against the parent's death); a kill between copying an iMessage attachment and its chmod left a 0644 copy (src/connectors/device-messenger/attachments.ts now creates the copy 0600). Still open: a kill between re-hosting a file and storing its message leaves that file (0600) in the attachment directory with no record; nothing serves or sweeps it.",
+      "Found and fixed by this run: kill -9 of `gw receiver` left the agent's process group running (src/core/spawn.ts now guards every run's group against the parent's death); a kill between copying an iMessage attachment and its chmod left a 0644 copy (src/connectors/device-messenger/attachments.ts now creates the copy 0600). A kill between re-hosting a file and storing its message left that file (0600, never served) in the attachment directory with no record: gw serve now deletes such files at start-up (src/attachments/sweeper.ts), and the settle run must leave none.",
     ],
     machine: m,
     wallS,

@@ -1,6 +1,6 @@
 /** Spec G: GET /attachments/{id} streaming, its errors, and the retention sweeper. */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createIdFactory } from "../../src/core/ids.ts";
 import { AGENT, AUTH, inbound, testService } from "../helpers/service.ts";
@@ -100,6 +100,27 @@ describe("retention sweeper", () => {
       attachments: unknown[];
     };
     expect(env.attachments).toHaveLength(2);
+  });
+
+  test("deletes orphaned files written before start-up, and nothing else", async () => {
+    const t = await withAttachment();
+    const ids = createIdFactory(t.clock);
+    const dir = t.config.attachmentDir;
+    const file = (name: string, ageMs: number) => {
+      writeFileSync(join(dir, name), "x");
+      const at = new Date(Date.now() - ageMs);
+      utimesSync(join(dir, name), at, at);
+      return name;
+    };
+    const orphan = file(ids.attachment(), 60_000);
+    const fresh = file(ids.attachment(), -60_000); // written by this process (after its start)
+    const other = file("notes.txt", 60_000);
+    const referenced = join(dir, t.png.id);
+    utimesSync(referenced, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    expect(t.svc.sweeper.sweepOrphans()).toBe(1);
+    expect(existsSync(join(dir, orphan))).toBe(false);
+    for (const kept of [fresh, other, t.png.id]) expect(existsSync(join(dir, kept))).toBe(true);
+    expect(t.log.entries.some((e) => e.msg.startsWith("orphaned attachment files deleted"))).toBe(true);
   });
 
   test("runs once right after start-up", async () => {

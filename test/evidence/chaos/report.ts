@@ -141,10 +141,11 @@ export function evidenceRows(r: ReportCore): EvidenceRow[] {
     rows.push({
       tried: "files carried by messages (Discord attachments; chat.db files, half landing after their row)",
       times: t.filesPosted,
-      held: `each re-hosted once with its message (${t.files} stored), every record's bytes on disk; ${t.orphanFiles} staged file(s) left without a record by kills (0600, never served)${detail("every posted file re-hosted once with its message")}${detail("every stored attachment has its bytes")}`,
+      held: `each re-hosted once with its message (${t.files} stored), every record's bytes on disk; ${t.orphanFiles} file(s) without a record after the settle run (a kill between re-hosting and storing leaves one; start-up deletes them)${detail("every posted file re-hosted once with its message")}${detail("every stored attachment has its bytes")}`,
       ok:
         held("every posted file re-hosted once with its message") &&
-        held("every stored attachment has its bytes"),
+        held("every stored attachment has its bytes") &&
+        t.orphanFiles === 0,
     });
     rows.push({
       tried: "every allowlisted message delivered to the webhook receiver (deduped by delivery id)",
