@@ -3,6 +3,8 @@
  * copy), probes it, reads the columns each table really has (`PRAGMA table_info`) and builds every
  * SELECT from them, so Ventura through macOS 26 files all work; a missing column reads as NULL.
  * Dates are converted to epoch milliseconds inside SQL, where integer division is exact. Never writes.
+ * Text columns are read as TEXT and `attributedBody` as BLOB (SQLite CAST), so a value of another
+ * storage class (a blob in `text`, an integer in `guid`) reaches the code as the type its field says.
  * Another program's lock makes a query fail after BUSY_TIMEOUT_MS, never freeze the process; query
  * failures are ChatDbReadError with a message a person can act on.
  */
@@ -66,9 +68,16 @@ export class ChatDbReadError extends Error {
 const DATE_MS = (col: string) =>
   `(CASE WHEN ${col} > 1000000000000 OR ${col} < -1000000000000 THEN ${col} / 1000000 ELSE ${col} * 1000 END + 978307200000)`;
 
-/** `table.col AS alias` when the column exists, else `NULL AS alias`. Pure. */
-function pick(cols: ReadonlySet<string>, table: string, col: string, alias = col): string {
-  return cols.has(col) ? `${table}.${col} AS ${alias}` : `NULL AS ${alias}`;
+/** `CAST(table.col AS TEXT)` (or `AS as`) when the column exists, else `NULL AS alias`. Pure. */
+function pick(
+  cols: ReadonlySet<string>,
+  table: string,
+  col: string,
+  alias = col,
+  as: "TEXT" | "BLOB" | null = "TEXT",
+): string {
+  if (!cols.has(col)) return `NULL AS ${alias}`;
+  return as ? `CAST(${table}.${col} AS ${as}) AS ${alias}` : `${table}.${col} AS ${alias}`;
 }
 
 /**
@@ -78,13 +87,14 @@ function pick(cols: ReadonlySet<string>, table: string, col: string, alias = col
 export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
   const m = c.message;
   return `
-    SELECT m.ROWID AS rowid, m.guid AS guid, ${pick(m, "m", "text")}, ${pick(m, "m", "attributedBody", "body")},
-      h.id AS handle, ${pick(m, "m", "service")}, ${pick(m, "m", "account")},
+    SELECT m.ROWID AS rowid, CAST(m.guid AS TEXT) AS guid, ${pick(m, "m", "text")},
+      ${pick(m, "m", "attributedBody", "body", "BLOB")},
+      CAST(h.id AS TEXT) AS handle, ${pick(m, "m", "service")}, ${pick(m, "m", "account")},
       COALESCE(m.is_from_me, 0) AS is_from_me,
       ${DATE_MS("COALESCE(m.date, 0)")} AS date_ms, CAST(m.date AS TEXT) AS date_raw,
-      ${pick(m, "m", "item_type")}, ${pick(m, "m", "associated_message_type")},
-      ${pick(m, "m", "balloon_bundle_id")}, ${pick(m, "m", "thread_originator_guid")}, ${pick(m, "m", "is_empty")},
-      c.guid AS chat_guid, ${pick(c.chat, "c", "style", "chat_style")}, ${pick(c.chat, "c", "chat_identifier")},
+      ${pick(m, "m", "item_type", "item_type", null)}, ${pick(m, "m", "associated_message_type", "associated_message_type", null)},
+      ${pick(m, "m", "balloon_bundle_id")}, ${pick(m, "m", "thread_originator_guid")}, ${pick(m, "m", "is_empty", "is_empty", null)},
+      CAST(c.guid AS TEXT) AS chat_guid, ${pick(c.chat, "c", "style", "chat_style", null)}, ${pick(c.chat, "c", "chat_identifier")},
       ${pick(c.chat, "c", "service_name", "chat_service")}
     FROM message m
     LEFT JOIN handle h ON h.ROWID = m.handle_id
@@ -97,9 +107,9 @@ export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
 function attachmentQuery(c: Columns, many = false): string {
   const a = c.attachment;
   return `
-    SELECT j.message_id AS message_id, a.guid AS guid, ${pick(a, "a", "filename")}, ${pick(a, "a", "mime_type")}, ${pick(a, "a", "uti")},
-      ${pick(a, "a", "transfer_name")}, ${pick(a, "a", "transfer_state")}, ${pick(a, "a", "total_bytes")},
-      ${pick(a, "a", "hide_attachment")}
+    SELECT j.message_id AS message_id, CAST(a.guid AS TEXT) AS guid, ${pick(a, "a", "filename")}, ${pick(a, "a", "mime_type")},
+      ${pick(a, "a", "uti")}, ${pick(a, "a", "transfer_name")}, ${pick(a, "a", "transfer_state", "transfer_state", null)},
+      ${pick(a, "a", "total_bytes", "total_bytes", null)}, ${pick(a, "a", "hide_attachment", "hide_attachment", null)}
     FROM message_attachment_join j JOIN attachment a ON a.ROWID = j.attachment_id
     WHERE ${many ? "j.message_id IN (SELECT value FROM json_each(?1))" : "j.message_id = ?1"}
     ORDER BY j.message_id, j.ROWID`;

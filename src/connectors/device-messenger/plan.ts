@@ -4,8 +4,9 @@
  * - a new row whose chat join has not landed yet holds the read there (the cursor waits, bounded by
  *   the caller's `holdForChat`);
  * - a new deliverable row dated more than `fenceMs` before the high-water date of rows already read is
- *   iCloud backfill: fenced (never delivered); the high-water date only counts dates up to
- *   `now + FUTURE_SLACK_MS`, so one row from a wrong clock cannot fence everything after it;
+ *   iCloud backfill: fenced (never delivered); the high-water date (the given one included, which may
+ *   come from a "Send Later" row at the tail) only counts dates up to `now + FUTURE_SLACK_MS`, so one
+ *   row from a wrong clock cannot fence everything after it;
  * - a deliverable row whose attachments are not ready waits on the pending list (the cursor moves on),
  *   and so does every later row of its chat, which keeps each chat in order; a pending row is delivered
  *   when its attachments are ready, or after `waitMs` without the missing ones (`late`).
@@ -76,7 +77,8 @@ export function planRead(p: PlanInput): Plan {
   }
 
   let cursor: number | null = null;
-  let highWater = p.highWater;
+  const latest = p.now + FUTURE_SLACK_MS;
+  let highWater = p.highWater === null ? null : Math.min(p.highWater, latest);
   let held = false;
   for (const input of p.fresh) {
     const { row } = input;
@@ -91,7 +93,8 @@ export function planRead(p: PlanInput): Plan {
       fenced.push(row);
       continue;
     }
-    highWater = Math.max(highWater ?? row.date_ms, Math.min(row.date_ms, p.now + FUTURE_SLACK_MS));
+    const counted = Math.min(row.date_ms, latest);
+    highWater = highWater === null ? counted : Math.max(highWater, counted);
     if (!deliverable) continue;
     if (blocked.has(row.chat_guid ?? "") || (!input.ready && p.waitMs > 0)) wait(input, p.now);
     else deliver.push({ input, late: !input.ready });

@@ -10,6 +10,8 @@
  * restarts from its end, loudly. A tick reads only when `PRAGMA data_version` moved, when messages are
  * pending, or every FORCE_EVERY_TICKS ticks; after a failed read or commit (chat.db locked, the disk
  * full) the next tick reads again whatever changed. Ticks must not overlap (the connector serialises them).
+ * A row whose date has no RFC 3339 form (outside years 0001–9999: a float of 1e300, seconds taken for
+ * nanoseconds) is stamped with the time it was read, its raw date kept in `raw`.
  */
 import type { Source } from "../../core/envelope.ts";
 import type { IdFactory } from "../../core/ids.ts";
@@ -37,6 +39,13 @@ const FORCE_EVERY_MS = 5_000;
 /** During a long read, progress is logged this often. */
 const PROGRESS_EVERY_MS = 2_000;
 const SOURCE: Source = "device_messenger";
+/** The instants an envelope timestamp can hold: 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z. */
+const FIRST_DATE_MS = -62_135_596_800_000;
+const LAST_DATE_MS = 253_402_300_799_999;
+
+const representable = (ms: number): boolean =>
+  Number.isFinite(ms) && ms >= FIRST_DATE_MS && ms <= LAST_DATE_MS;
+const isoOrRaw = (ms: number): string => (representable(ms) ? new Date(ms).toISOString() : String(ms));
 
 export interface PollerDeps {
   chatDbPath: string;
@@ -190,6 +199,12 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
         "attachments still not ready; the message is delivered without them",
       );
     const own = row.is_from_me === 1;
+    const dated = representable(row.date_ms);
+    if (!dated)
+      log.warn(
+        { rowid: row.rowid, guid: row.guid, date: row.date_raw },
+        "chat.db row has a date no timestamp can hold; it is stamped with the time it was read",
+      );
     return {
       source: SOURCE,
       platformId: row.guid,
@@ -197,7 +212,7 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
       sender: own ? OWN_SENDER : { id: row.handle ?? "", displayName: row.handle ?? "" },
       text: input.text ?? "",
       replyToPlatformId: row.thread_originator_guid,
-      timestampMs: row.date_ms,
+      timestampMs: dated ? row.date_ms : deps.clock.now(),
       attachments: await stageAttachments(attachments, {
         dir: deps.attachmentDir,
         maxBytes: deps.attachmentMaxBytes,
@@ -252,9 +267,9 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
       log.warn(
         {
           count: plan.fenced.length,
-          from: new Date(Math.min(...dates)).toISOString(),
-          to: new Date(Math.max(...dates)).toISOString(),
-          high_water: plan.highWater === null ? null : new Date(plan.highWater).toISOString(),
+          from: isoOrRaw(Math.min(...dates)),
+          to: isoOrRaw(Math.max(...dates)),
+          high_water: plan.highWater === null ? null : isoOrRaw(plan.highWater),
         },
         "old rows re-inserted into chat.db (iCloud backfill) were not delivered",
       );
