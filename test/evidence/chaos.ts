@@ -12,7 +12,7 @@ import { seedFrom } from "./chaos/rng.ts";
 import { runChaos } from "./chaos/run.ts";
 
 export const SHORT = { cycles: 30, receiverRounds: 2, sigtermRounds: 1, settleTimeoutMs: 30_000 };
-export const LONG = { cycles: 200, receiverRounds: 10, sigtermRounds: 5, settleTimeoutMs: 120_000 };
+export const LONG = { cycles: 200, receiverRounds: 50, sigtermRounds: 5, settleTimeoutMs: 120_000 };
 
 const long = process.argv.includes("--long");
 const seed = seedFrom(process.env);
