@@ -37,6 +37,7 @@ import { createIdFactory } from "../src/core/ids.ts";
 import { toEnvelope } from "../src/store/envelope.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { openStore } from "../src/store/store.ts";
+import { waitQuiet } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { intEnv, mulberry32 } from "./lib/stats.ts";
 
@@ -476,26 +477,6 @@ function machineBusyMs(): number | null {
   }
 }
 
-/**
- * Waits (up to QUIET_WAIT_S) until the machine was less than 10% busy over the last second, so that a
- * timed run does not start while something else is using the CPUs. Returns the seconds waited.
- */
-async function waitQuiet(): Promise<number> {
-  const t0 = performance.now();
-  let said = false;
-  while ((performance.now() - t0) / 1000 < QUIET_WAIT_S) {
-    const b0 = machineBusyMs();
-    await Bun.sleep(1000);
-    const b1 = machineBusyMs();
-    if (b0 === null || b1 === null) return 0;
-    const share = (b1 - b0) / (1000 * navigator.hardwareConcurrency);
-    if (share < 0.1) break;
-    if (!said) progress(`  waiting for a quiet machine (${Math.round(share * 100)}% busy)`);
-    said = true;
-  }
-  return Math.round((performance.now() - t0) / 1000);
-}
-
 interface Load {
   /** CPU time the load generator used (from its rusage), ms. */
   loadgenCpuMs: number | null;
@@ -643,7 +624,7 @@ async function loadRun(
   mix: Mix,
   round: number,
 ): Promise<RunResult> {
-  await waitQuiet();
+  await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
   const server = await startServer(target, dir, baseUrl);
   if (WARMUP_S > 0) await runLoad(server.port, WARMUP_S, mix);
   const busy0 = machineBusyMs();
@@ -878,7 +859,7 @@ async function run(dir: string): Promise<void> {
   }
   dbs.sort((a, b) => a.rows - b.rows);
   progress(`growth: timing store.reads.unread, ${GROWTH_ITERS} calls per database and agent, interleaved`);
-  await waitQuiet();
+  await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
   const timings = measureUnread(dbs);
   const page = pageBreakdown(dbPath, "agent-0", GROWTH_ITERS);
   for (const d of dbs)

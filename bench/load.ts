@@ -60,10 +60,11 @@ import {
 import { DISCORD_EPOCH } from "../src/demo/fake-discord/world.ts";
 import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
 import { openStore } from "../src/store/store.ts";
+import { standInProgram } from "../test/helpers/process.ts";
 import { chatDbPathIn, gwEnvFor } from "./lib/chatdb.ts";
 import { Child } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
-import { sampleProc, slope } from "./lib/proc.ts";
+import { machineBusyMs, sampleProc, slope, waitQuiet } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { startSession, withMachineLoad } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
@@ -109,7 +110,7 @@ const IN_PREFIX = "in-";
 const OUT_PREFIX = "out-";
 
 const HERE = import.meta.dir;
-const ROOT = join(HERE, "..");
+const _ROOT = join(HERE, "..");
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 const progress = (s: string) => process.stderr.write(`[load] ${s}\n`);
 const startedAt = performance.now();
@@ -128,37 +129,6 @@ process.on("exit", () => {
 
 // ---------------------------------------------------------------------------------------------------
 // Machine
-
-/** Busy jiffies (user + nice + system + irq + softirq + steal) of all CPUs, in ms; null off Linux. */
-function machineBusyMs(): number | null {
-  try {
-    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return ((f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0)) * 10;
-  } catch {
-    return null;
-  }
-}
-
-/** Waits (≤ QUIET_WAIT_S) for a second in which the machine was under 10% busy; returns the seconds waited. */
-async function waitQuiet(): Promise<number> {
-  const t0 = performance.now();
-  let said = false;
-  while ((performance.now() - t0) / 1000 < QUIET_WAIT_S) {
-    const b0 = machineBusyMs();
-    await Bun.sleep(1000);
-    const b1 = machineBusyMs();
-    if (b0 === null || b1 === null) return 0;
-    const share = (b1 - b0) / (1000 * navigator.hardwareConcurrency);
-    if (share < 0.1) break;
-    if (!said) progress(`waiting for a quiet machine (${Math.round(share * 100)}% busy)`);
-    said = true;
-  }
-  return Math.round((performance.now() - t0) / 1000);
-}
 
 /** CPU of a process and of its reaped children (the stand-in processes gw spawns), ms; null when gone. */
 function cpuMs(pid: number): { self: number; children: number } | null {
@@ -443,18 +413,6 @@ async function startChild(name: string, args: string[], env: Record<string, stri
   return { child, ready };
 }
 
-function standInProgram(dir: string): string {
-  const path = join(dir, "osascript");
-  writeFileSync(
-    path,
-    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "src/main.ts")}' __messages-standin "$@"\n`,
-    {
-      mode: 0o755,
-    },
-  );
-  return path;
-}
-
 /** gw.db-wal's size, 0 when it does not exist. */
 function walBytes(dbPath: string): number {
   try {
@@ -577,7 +535,7 @@ async function attempt(): Promise<Attempt> {
       (i % 2 === 0 ? imChannels[i >> 1] : dcChannels[i >> 1])?.id ?? (channels[i] as Channel).id,
   );
 
-  const waitedS = await waitQuiet();
+  const waitedS = await waitQuiet(QUIET_WAIT_S, progress);
   const t0 = now() + 1000;
   const tEnd = t0 + DURATION_S * 1000;
   progress(`load: ${DURATION_S} s from t0${waitedS > 0 ? ` (waited ${waitedS} s for a quiet machine)` : ""}`);

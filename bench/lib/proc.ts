@@ -169,3 +169,37 @@ export function slope(points: readonly (readonly [x: number, y: number])[]): num
   }
   return den === 0 ? Number.NaN : num / den;
 }
+
+/** Busy jiffies (user + nice + system + irq + softirq + steal) of all CPUs, in ms; null off Linux. */
+export function machineBusyMs(): number | null {
+  try {
+    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return ((f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0)) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits (up to `maxS` seconds) until the machine was less than 10% busy over the last second, so that a
+ * timed run does not start while something else is using the CPUs. Returns the seconds waited.
+ */
+export async function waitQuiet(maxS: number, progress: (s: string) => void): Promise<number> {
+  const t0 = performance.now();
+  let said = false;
+  while ((performance.now() - t0) / 1000 < maxS) {
+    const b0 = machineBusyMs();
+    await Bun.sleep(1000);
+    const b1 = machineBusyMs();
+    if (b0 === null || b1 === null) return 0;
+    const share = (b1 - b0) / (1000 * navigator.hardwareConcurrency);
+    if (share < 0.1) break;
+    if (!said) progress(`waiting for a quiet machine (${Math.round(share * 100)}% busy)`);
+    said = true;
+  }
+  return Math.round((performance.now() - t0) / 1000);
+}

@@ -3,7 +3,7 @@
  * iMessage connector and the real spawner), reading a chat.db written by the Messages-like writer and
  * sending through the Messages stand-in program (`src/main.ts __messages-standin`) as GW_OSASCRIPT_PATH.
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import { buildConnectors } from "../../src/connectors/registry.ts";
@@ -12,7 +12,8 @@ import { bunSpawner } from "../../src/core/spawn.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { createService } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
-import { freePort, isolatedEnv, ROOT } from "./process.ts";
+import { freePort, isolatedEnv, standInProgram } from "./process.ts";
+
 import { ALLOWLIST, closeAtEnd, makeRequest, TOKEN } from "./service.ts";
 import { tempDir } from "./temp.ts";
 
@@ -21,17 +22,6 @@ export const STRANGER = "+15555550199";
 export const FRIEND_CHAT = `any;-;${FRIEND}`;
 export const STRANGER_CHAT = `any;-;${STRANGER}`;
 export const GROUP_CHAT = "any;+;chat123456789";
-
-/** Writes the stand-in wrapper a test uses as GW_OSASCRIPT_PATH. */
-export function standInProgram(dir: string): string {
-  const path = join(dir, "osascript");
-  writeFileSync(
-    path,
-    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "src/main.ts")}' __messages-standin "$@"\n`,
-  );
-  chmodSync(path, 0o755);
-  return path;
-}
 
 export function chatDbIn(dir: string) {
   const path = join(dir, "Library/Messages/chat.db");

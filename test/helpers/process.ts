@@ -2,7 +2,7 @@
  * Running gw as a real process: from source (`bun src/main.ts`) or as the compiled `dist/gw`,
  * with an explicit environment (never the developer's GW_ variables), plus deadline-bounded waits.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 
@@ -125,4 +125,15 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Writes the Messages stand-in wrapper (`gw __messages-standin` from source) used as GW_OSASCRIPT_PATH. */
+export function standInProgram(dir: string): string {
+  const path = join(dir, "osascript");
+  writeFileSync(
+    path,
+    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "src/main.ts")}' __messages-standin "$@"\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
 }

@@ -8,12 +8,12 @@
  * Only test/helpers/process.ts is used from the test helpers (the others register bun:test hooks, and
  * `bun run chaos` runs outside the test runner).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ChatDbWriter, openChatDbWriter } from "../../../src/demo/chatdb-writer.ts";
 import { type FakeDiscord, type FakeUser, startFakeDiscord } from "../../../src/demo/fake-discord/server.ts";
-import { freePort, type GwProcess, isolatedEnv, ROOT, spawnGw } from "../../helpers/process.ts";
+import { freePort, type GwProcess, isolatedEnv, spawnGw, standInProgram } from "../../helpers/process.ts";
 import { type ChaosSink, chaosSink } from "./sink.ts";
 
 export const FRIEND = "+15555550100";
@@ -54,16 +54,6 @@ source = "community_chat"
 id = "${discordUserId}"
 person_id = "ann"
 `;
-
-function standInProgram(dir: string): string {
-  const path = join(dir, "osascript");
-  writeFileSync(
-    path,
-    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "src/main.ts")}' __messages-standin "$@"\n`,
-  );
-  chmodSync(path, 0o755);
-  return path;
-}
 
 function chatDbIn(dir: string) {
   const path = join(dir, "Library/Messages/chat.db");

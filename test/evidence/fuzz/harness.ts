@@ -14,7 +14,8 @@ import { createService } from "../../../src/service.ts";
 import { recordingConnector } from "../../fakes/recording-connector.ts";
 import { recordingLogger } from "../../helpers/logger.ts";
 import { inbound, manualClock } from "../../helpers/messages.ts";
-import { isolatedEnv, ROOT } from "../../helpers/process.ts";
+import { isolatedEnv, standInProgram } from "../../helpers/process.ts";
+
 import { tempDir } from "../../helpers/temp.ts";
 
 export const TOKEN = "fuzz-token-0123456789abcdef0123456789";
@@ -75,17 +76,6 @@ export async function apiService(env: Record<string, string> = {}) {
     handle,
     close: () => svc.close(),
   };
-}
-
-/** Writes the Messages stand-in wrapper used as GW_OSASCRIPT_PATH (as test/helpers/device.ts does). */
-export function standInProgram(dir: string): string {
-  const path = join(dir, "osascript");
-  writeFileSync(
-    path,
-    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "src/main.ts")}' __messages-standin "$@"\n`,
-    { mode: 0o755 },
-  );
-  return path;
 }
 
 /**
