@@ -5,7 +5,9 @@
  * maxRateLimitWaitMs rejected instead of waited (a long wait must not hold a send or other channels),
  * no worker sharding (it breaks inside the compiled binary). It hands raw MESSAGE_CREATE payloads
  * and link events to the connector and offers the two REST calls gw makes. `login()` settles at
- * `clientReady` (caches filled), not at READY.
+ * `clientReady` (caches filled), not at READY. A dispatch that discord.js's handlers or gw's own
+ * listeners cannot digest is dropped with a warning: thrown inside @discordjs/ws's un-awaited frame
+ * handler, it would be an unhandled rejection, which ends the process.
  */
 import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Partials, Routes } from "discord.js";
 
@@ -60,16 +62,41 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
       : { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) } }),
   });
   let bot: { id: string; name: string } | null = null;
+  const dropOnThrow =
+    <A extends unknown[]>(what: string, handle: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        handle(...args);
+      } catch (err) {
+        on.warn(`a ${what} dispatch could not be handled; it was dropped`, err);
+      }
+    };
+  // discord.js's packet handlers trust every payload (a MESSAGE_CREATE with a null author throws).
+  const manager = client.ws as unknown as {
+    handlePacket(packet?: { t?: unknown }, shard?: unknown): boolean;
+  };
+  const handlePacket = manager.handlePacket.bind(manager);
+  manager.handlePacket = (packet, shard) => {
+    try {
+      return handlePacket(packet, shard);
+    } catch (err) {
+      on.warn(`discord.js could not handle a ${String(packet?.t)} dispatch; it was dropped`, err);
+      return true;
+    }
+  };
 
   client.ws.on(
     GatewayDispatchEvents.Ready,
-    (d: { user?: { id?: string; username?: string; global_name?: string | null } }) => {
+    dropOnThrow("READY", (d: { user?: { id?: string; username?: string; global_name?: string | null } }) => {
       if (d.user?.id) bot = { id: d.user.id, name: d.user.global_name || d.user.username || d.user.id };
       on.session("new");
-    },
+    }),
   );
   client.ws.on(GatewayDispatchEvents.Resumed, () => on.session("resumed"));
-  client.ws.on(GatewayDispatchEvents.MessageCreate, (d: unknown) => on.message(d));
+  client.ws.on(
+    GatewayDispatchEvents.MessageCreate,
+    dropOnThrow("MESSAGE_CREATE", (d: unknown) => on.message(d)),
+  );
   client.on(Events.ShardReady, () => on.ready());
   client.on(Events.ShardResume, () => on.ready());
   client.on(Events.ShardReconnecting, () => on.reconnecting());

@@ -5,7 +5,9 @@
  * channels and threads (threads are channels) are `community_chat:channel:<id>` with type `group`;
  * only default (0) and reply (19) messages with text or attachments are delivered; the bot's own
  * messages are never ingested; the timestamp is the snowflake's time; the display name is the member
- * nick, else the global name, else the username; `raw` is the payload as received.
+ * nick, else the global name, else the username; `raw` is the payload as received. A payload any of
+ * whose read fields has the wrong type (a null author, content that is not a string...), or that nests
+ * deeper than MAX_PAYLOAD_DEPTH, is refused whole, never coerced.
  */
 import type { ChannelType } from "../../core/envelope.ts";
 import type { NormalizedMessage, StagedAttachment } from "../../ingest/ingest.ts";
@@ -42,15 +44,57 @@ const REFERENCE_REPLY = 0;
 
 export const CHANNEL_PREFIX = { dm: "community_chat:dm:", channel: "community_chat:channel:" } as const;
 
-/** A payload with the fields gw relies on, or null (logged and skipped by the caller). */
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+/** Absent, or of `type`. */
+const optional = (v: unknown, type: "string" | "number") => v === undefined || typeof v === type;
+/** Absent, null, or of `type`. */
+const nullable = (v: unknown, type: "string" | "number") => v === null || optional(v, type);
+
+/**
+ * Deeper than any message object Discord sends (embeds, components, forwarded snapshots nest a few
+ * levels), far below what JSON.stringify can write back: a payload nested deeper could never be stored
+ * (its `raw` cannot be serialised), and retrying it would hold its channel forever.
+ */
+export const MAX_PAYLOAD_DEPTH = 64;
+
+/** Whether objects or arrays inside `v` nest more than `max` levels (iterative: any depth is safe). */
+function nestedDeeperThan(v: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[v, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+const isAttachment = (a: unknown) =>
+  isRecord(a) &&
+  typeof a.id === "string" &&
+  typeof a.url === "string" &&
+  typeof a.filename === "string" &&
+  optional(a.size, "number") &&
+  nullable(a.content_type, "string");
+
+/**
+ * A payload whose fields gw reads all have the types Discord documents, or null (logged and skipped
+ * by the caller): a wrong type is never coerced into a stored message.
+ */
 export function asDiscordMessage(v: unknown): DiscordMessage | null {
-  if (typeof v !== "object" || v === null) return null;
-  const m = v as Record<string, unknown>;
-  const author = m.author as Record<string, unknown> | undefined;
-  if (!isSnowflake(m.id) || !isSnowflake(m.channel_id)) return null;
-  if (typeof author !== "object" || author === null || !isSnowflake(author.id)) return null;
-  if (m.attachments !== undefined && !Array.isArray(m.attachments)) return null;
-  return v as DiscordMessage;
+  if (!isRecord(v)) return null;
+  const { author, member, attachments } = v;
+  if (!isSnowflake(v.id) || !isSnowflake(v.channel_id)) return null;
+  if (!isRecord(author) || !isSnowflake(author.id)) return null;
+  if (!optional(author.username, "string") || !nullable(author.global_name, "string")) return null;
+  if (!optional(v.content, "string") || !optional(v.type, "number")) return null;
+  if (!optional(v.channel_type, "number") || !nullable(v.guild_id, "string")) return null;
+  if (member != null && !(isRecord(member) && nullable(member.nick, "string"))) return null;
+  if (attachments !== undefined && !(Array.isArray(attachments) && attachments.every(isAttachment)))
+    return null;
+  if (nestedDeeperThan(v, MAX_PAYLOAD_DEPTH)) return null;
+  return v as unknown as DiscordMessage;
 }
 
 /** The kind of channel a live payload was posted in. */

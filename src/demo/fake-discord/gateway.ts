@@ -5,7 +5,8 @@
  * GUILD_CREATE per guild. A session keeps its sequence and every dispatch, also while its socket is
  * closed, so RESUME replays what was missed, then RESUMED; an unknown session gets op 9 d:false. A
  * client closing with 1000 ends its session, as on Discord. Several clients of one bot each get their
- * own session and every dispatch, as two instances of a bot do on Discord.
+ * own session and every dispatch, as two instances of a bot do on Discord. `sendRaw` puts any frame
+ * (malformed included) on every socket, outside the session's sequence.
  */
 import type { Server, ServerWebSocket } from "bun";
 import type { Payload, World } from "./world.ts";
@@ -34,6 +35,8 @@ export function createGateway(world: World, o: GatewayOptions) {
   const sockets = new Set<ServerWebSocket<SocketData>>();
   const sessions = new Map<string, Session>();
   const counts = { identifies: 0, resumes: 0 };
+  /** Every socket close, in order: the code and reason either side gave. */
+  const closes: { code: number; reason: string }[] = [];
   let ackHeartbeats = true;
   let turn = 0;
 
@@ -85,6 +88,12 @@ export function createGateway(world: World, o: GatewayOptions) {
     send(ws, { op: 0, t: "RESUMED", s: session.seq, d: null });
   };
 
+  const dispatchToAll = (t: string, d: unknown) => {
+    const all = [...sessions.values()];
+    turn += 1;
+    for (let i = 0; i < all.length; i++) push(all[(i + turn) % all.length] as Session, t, d);
+  };
+
   const websocket = {
     open(ws: ServerWebSocket<SocketData>) {
       sockets.add(ws);
@@ -102,8 +111,9 @@ export function createGateway(world: World, o: GatewayOptions) {
       } else if (frame.op === 2) identify(ws, frame.d as { token?: string; intents?: number });
       else if (frame.op === 6) resume(ws, frame.d as { token?: string; session_id?: string; seq?: number });
     },
-    close(ws: ServerWebSocket<SocketData>, code: number) {
+    close(ws: ServerWebSocket<SocketData>, code: number, reason: string) {
       sockets.delete(ws);
+      closes.push({ code, reason });
       const session = ws.data.session;
       if (!session || session.ws !== ws) return;
       session.ws = null;
@@ -118,12 +128,10 @@ export function createGateway(world: World, o: GatewayOptions) {
      * Sends a dispatch to every session of the bot (buffered for a resume while a socket is down),
      * starting with a different one each time so that no client is always served first.
      */
-    dispatch: (t: string, d: unknown) => {
-      const all = [...sessions.values()];
-      turn += 1;
-      for (let i = 0; i < all.length; i++) push(all[(i + turn) % all.length] as Session, t, d);
-    },
+    dispatch: (t: string, d: unknown) => dispatchToAll(t, d),
     control: {
+      /** The same dispatch, for tests that send payloads the world would never build. */
+      dispatch: (t: string, d: unknown) => dispatchToAll(t, d),
       get identifies() {
         return counts.identifies;
       },
@@ -131,6 +139,7 @@ export function createGateway(world: World, o: GatewayOptions) {
         return counts.resumes;
       },
       connections: () => sockets.size,
+      closes: () => [...closes],
       reconnect: () => {
         for (const ws of sockets) send(ws, { op: 7, d: null });
       },
@@ -143,6 +152,13 @@ export function createGateway(world: World, o: GatewayOptions) {
       },
       drop: () => {
         for (const ws of sockets) ws.terminate();
+      },
+      /**
+       * Sends `frame` exactly as given to every open socket (a string as a text frame, bytes as a
+       * binary frame): no sequence number, not buffered for a resume. For hostile-frame tests.
+       */
+      sendRaw: (frame: string | Uint8Array) => {
+        for (const ws of sockets) if (ws.readyState === 1) ws.send(frame);
       },
       get ackHeartbeats() {
         return ackHeartbeats;

@@ -1,0 +1,80 @@
+/**
+ * Issue 15, "Bad input tried": malformed gateway frames from the fake Discord never crash the Discord
+ * connector (test/evidence/fuzz/gateway.ts, each item at scale 1 from a fixed seed), and the
+ * regression for the frames that used to end `gw serve`: payloads discord.js's handlers or gw's mapping
+ * could not digest threw inside @discordjs/ws's un-awaited frame handler (an unhandled rejection, exit
+ * 1), and a message nested too deep to serialise held its channel forever.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import type { Envelope } from "../../src/core/envelope.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { gatewayItems } from "../evidence/fuzz/gateway.ts";
+import { communityService } from "../helpers/community.ts";
+import { waitFor } from "../helpers/process.ts";
+import { AGENT, allowAnn } from "../helpers/service.ts";
+
+const SEED = 20261124;
+
+describe("malformed gateway frames (scale 1, seed 20261124)", () => {
+  for (const item of gatewayItems)
+    test(item.id, async () => {
+      const out = await item.run({ scale: 1, seed: SEED });
+      expect(out.failures, out.failures.join("\n\n")).toEqual([]);
+      expect(out.cases).toBeGreaterThan(0);
+    }, 60_000);
+});
+
+describe("regression: frames that ended gw serve or held a channel", () => {
+  const fakes: FakeDiscord[] = [];
+  afterEach(async () => {
+    for (const f of fakes.splice(0)) await f.stop();
+  });
+
+  test("payloads discord.js or gw cannot digest, and one nested 60k deep, are dropped with a warning; the next message arrives", async () => {
+    const fake = await startFakeDiscord();
+    fakes.push(fake);
+    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
+    const guild = fake.guild({ name: "Home" });
+    const general = fake.channel(guild.id, { name: "general" });
+    const rejections: unknown[] = [];
+    const record = (e: unknown) => void rejections.push(e);
+    process.on("unhandledRejection", record);
+    try {
+      const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
+      const good = fake.message(general.id, { author: ann, content: "before" });
+      const bad = (over: Record<string, unknown>) => ({
+        ...good,
+        id: `${BigInt(good.id as string) - 1n}`,
+        ...over,
+      });
+      fake.gateway.dispatch("MESSAGE_CREATE", null);
+      fake.gateway.dispatch("MESSAGE_CREATE", bad({ author: null }));
+      fake.gateway.dispatch("MESSAGE_CREATE", bad({ attachments: [null] }));
+      fake.gateway.dispatch("MESSAGE_CREATE", bad({ member: "nope" }));
+      fake.gateway.dispatch("MESSAGE_CREATE", bad({ content: { text: "an object" } }));
+      fake.gateway.dispatch("GUILD_CREATE", null);
+      // Valid in every field gw reads, but nested deeper than JSON.stringify can write back.
+      const deep = `${"[".repeat(60_000)}${"]".repeat(60_000)}`;
+      const frame = JSON.stringify({ op: 0, t: "MESSAGE_CREATE", s: 1, d: bad({}) });
+      fake.gateway.sendRaw(`${frame.slice(0, -2)},"embeds":${deep}}}`);
+      fake.message(general.id, { author: ann, content: "after" });
+
+      const texts = await waitFor(async () => {
+        const res = await gw.request("GET", "/messages/unread?limit=100", { headers: AGENT });
+        const list = ((await res.json()) as { messages: Envelope[] }).messages.map((m) => m.text);
+        return list.includes("after") ? list : undefined;
+      }, "the message after the bad frames");
+      expect(texts).toEqual(["before", "after"]);
+      expect(rejections).toEqual([]);
+      expect((await gw.health()).state).toBe("ok");
+      const warnings = gw.log.entries.filter((e) => e.level === "warn").map((e) => e.msg);
+      expect(
+        warnings.filter((m) => m === "ignored a MESSAGE_CREATE without the fields gw needs"),
+      ).toHaveLength(6);
+      expect(warnings.filter((m) => m.startsWith("discord.js could not handle a "))).not.toHaveLength(0);
+      expect(gw.log.entries.filter((e) => e.level === "error")).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+    }
+  });
+});
