@@ -34,6 +34,8 @@ export interface ServicePorts {
   host: HostInfo;
   /** Defaults to the global fetch (webhook deliveries). */
   fetch?: typeof fetch;
+  /** Opens the state database (default openStore); tests pass one that fails at a chosen instant. */
+  openStore?: (path: string) => Store;
   /** Builds the platform connectors once the store and id factory exist. */
   connectors: (shared: { store: Store; ids: IdFactory }) => ConnectorRegistry;
 }
@@ -51,7 +53,7 @@ export function publicBaseUrl(host: string, port: number): string {
 export function createService(ports: ServicePorts) {
   const { config, clock, log } = ports;
   const startedAtMs = clock.now();
-  const store = openStore(config.dbPath);
+  const store = (ports.openStore ?? openStore)(config.dbPath);
   mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
 
   const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
@@ -90,6 +92,7 @@ export function createService(ports: ServicePorts) {
     clock,
     ttlMs: config.idempotencyTtlHours * 3_600_000,
     scope: "POST /messages/send",
+    log,
   });
   const sendMessage = createSendMessage({
     store,
@@ -99,8 +102,9 @@ export function createService(ports: ServicePorts) {
       ratePerS: config.rateLimitPerChannelRps,
       burst: config.rateLimitBurst,
     }),
-    recordOutbound: createOutboundRecorder({ store, clock }),
+    recordOutbound: createOutboundRecorder({ store }),
     newMessageId: ids.message,
+    now: () => clock.now(),
     attachmentDir: config.attachmentDir,
     pathPolicy: {
       homeDir: ports.host.homeDir,
@@ -150,7 +154,7 @@ export function createService(ports: ServicePorts) {
     health: {
       version: VERSION,
       startedAtMs,
-      now: clock.now,
+      now: () => clock.now(),
       connectors: connectorHealth,
       webhookCounts: store.deliveries.counts,
     },
@@ -197,6 +201,7 @@ export function createService(ports: ServicePorts) {
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();
       await dispatcher?.stop();
+      idempotency.close();
       store.close();
     },
   };

@@ -203,6 +203,12 @@ function deliver(io: StandInIo, request: Send): number {
   return 0;
 }
 
+/** Resolves after GW_STANDIN_EXIT_DELAY_MS: osascript returning well after Messages wrote the row. */
+function exitDelay(env: StandInIo["env"]): Promise<void> {
+  const ms = Number(env.GW_STANDIN_EXIT_DELAY_MS ?? 0);
+  return Number.isFinite(ms) && ms > 0 ? Bun.sleep(ms) : Promise.resolve();
+}
+
 /** Runs one osascript call; resolves with its exit code (never, for the `timeout` failure mode). */
 export async function runMessagesStandIn(io: StandInIo): Promise<number> {
   logCall(io, (io.now ?? Date.now)());
@@ -218,5 +224,7 @@ export async function runMessagesStandIn(io: StandInIo): Promise<number> {
     io.stderr.write(`${errorRange(io.stdin)}: execution error: not one of gw's send scripts (-2753)\n`);
     return 1;
   }
-  return deliver(io, parsed);
+  const code = deliver(io, parsed);
+  await exitDelay(io.env);
+  return code;
 }

@@ -28,7 +28,7 @@ export async function offlineDocsPage(version: string, viewer: "swagger" | "redo
       publicBaseUrl: "http://127.0.0.1:8080",
       attachmentDir: "/nonexistent",
       sendMessage: inert as unknown as SendMessage,
-      idempotency: createIdempotentRunner({ store: store.idempotency, clock, ttlMs: 0, scope: "docs" }),
+      idempotency: createIdempotentRunner({ store: store.idempotency, clock, ttlMs: 0, scope: "docs", log }),
       arrivals: createArrivals({ maxWaiters: 0 }),
       log,
     });

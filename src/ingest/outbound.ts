@@ -3,10 +3,10 @@
  * never unread, visible in context), whatever the platform needed to carry it. The platform id is
  * linked when the platform confirms the send, so the connector's later sight of the same message
  * dedupes onto this row instead of creating a second one; when the connector stored the echo first,
- * that row is returned as the record.
+ * that row is the record, and it takes the send's `reply_to` (whichever side stored first, the record
+ * keeps what the agent asked for).
  */
 import type { ChannelType, Source } from "../core/envelope.ts";
-import type { Clock } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
 
 export interface OutboundRecord {
@@ -19,15 +19,21 @@ export interface OutboundRecord {
   replyTo: string | null;
   platformId: string | null;
   raw: Record<string, unknown>;
+  /** When the platform accepted it. */
+  sentAtMs: number;
 }
 
-export function createOutboundRecorder(deps: { store: Store; clock: Clock }) {
+export function createOutboundRecorder(deps: { store: Store }) {
   return (r: OutboundRecord): { id: string; sentAtMs: number } => {
     // The connector already saw (and stored) the platform's echo of this send: that row is the record.
     const seen = r.platformId ? deps.store.messages.idByPlatformId(r.source, r.platformId) : null;
     const echo = seen ? deps.store.messages.get(seen) : null;
-    if (echo) return { id: echo.id, sentAtMs: echo.message_ts };
-    const now = deps.clock.now();
+    if (echo) {
+      // An echo carries no thread (iMessage's has none): the record keeps what the agent asked for.
+      if (r.replyTo !== null && echo.reply_to === null) deps.store.messages.setReplyTo(echo.id, r.replyTo);
+      return { id: echo.id, sentAtMs: echo.message_ts };
+    }
+    const now = r.sentAtMs;
     deps.store.messages.insert({
       id: r.id,
       source: r.source,

@@ -5,7 +5,8 @@
  * channel (404), the first device-messenger attachment must resolve (stored bytes: 404
  * MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
  * from the channel's bucket (429), then the connector sends (under a message id allocated first, which
- * platforms use as their nonce) and one outbound record is stored. A local file is handed over open
+ * platforms use as their nonce); what it returns records the one outbound record (a separate step, so
+ * the caller can retry it without sending again: send/idempotency.ts). A local file is handed over open
  * (read from its checked descriptor, never by path again) and closed when the send ends either way.
  * Checks come before the token so a refused request never spends one.
  */
@@ -43,6 +44,7 @@ export interface SendDeps {
   limiter: RateLimiter;
   recordOutbound: (r: OutboundRecord) => { id: string; sentAtMs: number };
   newMessageId: () => string;
+  now: () => number;
   attachmentDir: string;
   pathPolicy: PathPolicy;
   log: Logger;
@@ -79,7 +81,8 @@ export function createSendMessage(deps: SendDeps) {
     return { attachment: { path: file, mime: mimeHint ?? row.mime }, close: () => {} };
   };
 
-  return async (input: SendMessageInput): Promise<SendMessageOutput> => {
+  /** Sends; resolves once the platform accepted, with the step that records it (see send/idempotency.ts). */
+  return async (input: SendMessageInput): Promise<() => SendMessageOutput> => {
     const items = input.attachments ?? [];
     const refs = items.map((item, i) => parseAttachmentItem(item, i));
 
@@ -140,17 +143,21 @@ export function createSendMessage(deps: SendDeps) {
       }
       const id = deps.newMessageId();
       const result = await connector.send({ id, channel, text: input.text, replyTo, attachment });
-      const record = deps.recordOutbound({
-        id,
-        source,
-        channel: { id: channel.id, type: channel.channel_type },
-        sender: result.sender,
-        text: input.text,
-        replyTo: replyTo?.id ?? null,
-        platformId: result.platformId,
-        raw: result.raw,
-      });
-      return { message_id: record.id, sent_at: formatTimestamp(record.sentAtMs) };
+      const sentAtMs = deps.now();
+      return () => {
+        const record = deps.recordOutbound({
+          id,
+          source,
+          channel: { id: channel.id, type: channel.channel_type },
+          sender: result.sender,
+          text: input.text,
+          replyTo: replyTo?.id ?? null,
+          platformId: result.platformId,
+          raw: result.raw,
+          sentAtMs,
+        });
+        return { message_id: record.id, sent_at: formatTimestamp(record.sentAtMs) };
+      };
     } finally {
       resolved?.close();
     }

@@ -1,7 +1,7 @@
 /**
  * Idempotency keys: (scope, key) -> body hash and, once complete, the exact response (status and body
  * text) to replay. A key is `in_flight` while its first request runs. Rows past `expires_at` count as
- * absent and are purged.
+ * absent and are purged. A key completes in the same transaction as the effect it records (`settle`).
  */
 import type { Database } from "bun:sqlite";
 
@@ -38,8 +38,22 @@ export function createIdempotencyStore(db: Database) {
     get: (scope: string, key: string, now: number): IdempotencyRow | null => get.get(scope, key, now),
     begin: (scope: string, key: string, bodyHash: string, now: number, expiresAt: number): void =>
       void begin.run(scope, key, bodyHash, now, expiresAt),
-    complete: (scope: string, key: string, status: number, body: string): void =>
-      void complete.run(scope, key, status, body),
+    /**
+     * Runs `produce` (store writes of the request's effect) and stores its response under the key, in one
+     * transaction; with no key, just `produce` in a transaction.
+     */
+    settle: (
+      scope: string,
+      key: string | null,
+      produce: () => { status: number; body: string },
+    ): { status: number; body: string } =>
+      db
+        .transaction(() => {
+          const res = produce();
+          if (key !== null) complete.run(scope, key, res.status, res.body);
+          return res;
+        })
+        .immediate(),
     abandon: (scope: string, key: string): void => void remove.run(scope, key),
     purgeExpired: (now: number): number => purge.run(now).changes,
   };

@@ -1,6 +1,7 @@
 /**
  * Message rows: insert, look up, context window and quarantine listing. Rows are never deleted and
- * their visibility (`allowlist_status`) never changes after insert. Statements are prepared once.
+ * their visibility (`allowlist_status`) never changes after insert; only the links an outbound record
+ * gains later (platform id, reply_to) are filled in. Statements are prepared once.
  * The per-agent unread query lives in reads.ts because it is defined by read marks.
  */
 import type { Database } from "bun:sqlite";
@@ -103,6 +104,9 @@ export function createMessageStore(db: Database) {
   const setPlatform = db.prepare<unknown, [string, string]>(
     "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
   );
+  const setReplyTo = db.prepare<unknown, [string, string]>(
+    "UPDATE messages SET reply_to = ?2 WHERE id = ?1 AND reply_to IS NULL",
+  );
 
   return {
     insert(row: MessageRow): void {
@@ -126,6 +130,10 @@ export function createMessageStore(db: Database) {
     /** Links an outbound record to the platform's id for it once the platform confirms the send. */
     linkPlatformId(id: string, platformId: string): boolean {
       return setPlatform.run(id, platformId).changes === 1;
+    },
+    /** Gives an outbound record stored from the platform's echo the message its send replied to. */
+    setReplyTo(id: string, replyTo: string): void {
+      setReplyTo.run(id, replyTo);
     },
     /** Outbound records of a channel not yet linked to a platform id, sent between two instants. */
     unlinkedOutbound(source: Source, channelId: string, fromMs: number, toMs: number): MessageRow[] {

@@ -14,7 +14,7 @@ import { buildConnectors } from "../../src/connectors/registry.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord } from "../../src/demo/fake-discord/server.ts";
-import { createService, type Service } from "../../src/service.ts";
+import { createService, type Service, type ServicePorts } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
 import { isolatedEnv, waitFor } from "./process.ts";
 import { makeRequest, TOKEN } from "./service.ts";
@@ -39,6 +39,7 @@ export async function communityService(
     allowlist?: string;
     dir?: string;
     wait?: boolean;
+    openStore?: ServicePorts["openStore"];
   } = {},
 ) {
   const dir = opts.dir ?? tempDir();
@@ -61,6 +62,7 @@ export async function communityService(
       clock: systemClock,
       log,
       host,
+      ...(opts.openStore ? { openStore: opts.openStore } : {}),
       connectors: buildConnectors({
         config: loaded.config,
         env,

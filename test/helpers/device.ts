@@ -10,7 +10,7 @@ import { buildConnectors } from "../../src/connectors/registry.ts";
 import { type Clock, systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
-import { createService } from "../../src/service.ts";
+import { createService, type ServicePorts } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
 import { freePort, isolatedEnv, standInProgram } from "./process.ts";
 
@@ -56,7 +56,13 @@ export function chatDbServeEnv(extra: Record<string, string> = {}) {
 }
 
 export async function deviceService(
-  opts: { dir?: string; env?: Record<string, string>; osascriptTimeoutMs?: number; clock?: Clock } = {},
+  opts: {
+    dir?: string;
+    env?: Record<string, string>;
+    osascriptTimeoutMs?: number;
+    clock?: Clock;
+    openStore?: ServicePorts["openStore"];
+  } = {},
 ) {
   const dir = opts.dir ?? tempDir();
   const chat = chatDbIn(dir);
@@ -82,6 +88,7 @@ export async function deviceService(
       clock: opts.clock ?? systemClock,
       log,
       host,
+      ...(opts.openStore ? { openStore: opts.openStore } : {}),
       connectors: buildConnectors({
         config: loaded.config,
         env,

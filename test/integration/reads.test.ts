@@ -219,8 +219,9 @@ describe("context and quarantine", () => {
 describe("outbound records and envelopes", () => {
   test("a send is one outbound row; linking the platform id makes the later sighting a duplicate", () => {
     const t = storeWithIngest();
-    const record = createOutboundRecorder({ store: t.store, clock: t.clock });
+    const record = createOutboundRecorder({ store: t.store });
     const sent = record({
+      sentAtMs: t.clock.now(),
       id: t.ids.message(),
       source: "device_messenger",
       channel: { id: "+15555550100", type: "dm" },

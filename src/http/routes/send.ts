@@ -17,10 +17,10 @@ export function sendRoutes(deps: { sendMessage: SendMessage; idempotency: Idempo
   return new Elysia({ name: "send" }).post(
     "/messages/send",
     async ({ body, headers }) => {
-      const stored = await deps.idempotency.run(headers["idempotency-key"] ?? null, body, async () => ({
-        status: 200,
-        body: JSON.stringify(await deps.sendMessage(body)),
-      }));
+      const stored = await deps.idempotency.run(headers["idempotency-key"] ?? null, body, async () => {
+        const record = await deps.sendMessage(body);
+        return () => ({ status: 200, body: JSON.stringify(record()) });
+      });
       return jsonResponse(stored);
     },
     {
