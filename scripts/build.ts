@@ -3,7 +3,10 @@
  * target and dist/SHA256SUMS (sha256sum format, so `shasum -a 256 -c SHA256SUMS` checks them).
  * One set of flags for every build: `--bytecode` (needs `--format=esm`) precompiles the bundle so start-up
  * skips parsing (bench/startup.ts); no identifier minification (it breaks Elysia's compiled validators,
- * docs: bun-elysia.md rule 1). The macOS binaries still need a signature on a Mac (docs/RELEASING.md).
+ * docs: bun-elysia.md rule 1); `--sourcemap` embeds the source map (+3 MB), so stack traces name
+ * `src/…` and `node_modules/<package>/…` as from source: logs stay readable, and the process-level
+ * policy tells a platform library's fault from gw's own (core/fault-origin.ts). The macOS binaries still
+ * need a signature on a Mac (docs/RELEASING.md).
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +19,7 @@ export const FLAGS = [
   "--format=esm",
   "--minify-whitespace",
   "--minify-syntax",
+  "--sourcemap",
 ] as const;
 export const TARGETS = [
   ["bun-darwin-arm64", "dist/gw-darwin-arm64"],

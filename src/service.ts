@@ -13,6 +13,7 @@ import { createAttachmentSweeper } from "./attachments/sweeper.ts";
 import type { HostInfo } from "./config/paths.ts";
 import type { Config } from "./config/settings.ts";
 import type { ConnectorRegistry } from "./connectors/connector.ts";
+import { type FaultOrigin, packageIn } from "./core/fault-origin.ts";
 import { createIdFactory, type IdFactory } from "./core/ids.ts";
 import type { Clock, Logger } from "./core/ports.ts";
 import { createApp } from "./http/app.ts";
@@ -188,6 +189,18 @@ export function createService(ports: ServicePorts) {
       purgeTimer = setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
       dispatcher?.start();
       for (const c of Object.values(connectors)) await c.start(ingest);
+    },
+    /**
+     * An unhandled error raised inside a connector's platform library: that connector restarts (true);
+     * false when no connector owns the library (the process-level policy then stops gw).
+     */
+    restartConnectorOf(origin: FaultOrigin, err: unknown): boolean {
+      const owners = Object.values(connectors).filter(
+        (c) => c.restart && packageIn(origin.package, c.libraries ?? []),
+      );
+      const reason = `${origin.package}: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+      for (const c of owners) c.restart?.(reason);
+      return owners.length > 0;
     },
     /** Answers every held long poll now (before the server waits for in-flight requests to end). */
     endLongPolls(): void {

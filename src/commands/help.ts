@@ -41,7 +41,8 @@ export function mainHelp(): string {
 const DETAILS: Record<CommandName, string> = {
   serve: [
     "Requires GW_BEARER_TOKEN. Listens on GW_BIND_HOST:GW_BIND_PORT (127.0.0.1:8080).",
-    "SIGHUP reloads the allowlist; SIGINT/SIGTERM stop in order.",
+    "SIGHUP reloads the allowlist; SIGINT/SIGTERM stop in order within 10 s (a second signal: at once).",
+    "A Discord login that reaches no READY within GW_COMMUNITY_LOGIN_TIMEOUT_MS (30000) is retried.",
   ].join("\n"),
   receiver: [
     "Requires GW_BEARER_TOKEN and GW_WEBHOOK_SECRET (the same as gw serve's). Listens on",

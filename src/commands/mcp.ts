@@ -1,7 +1,8 @@
 /**
  * `gw mcp`: the four agent tools over MCP stdio. stdout carries protocol frames only; logs go to
  * stderr and the log file. Needs GW_BEARER_TOKEN; GW_AGENT_ID names the agent (without it, per-agent
- * tools answer AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin.
+ * tools answer AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin
+ * or on SIGINT/SIGTERM, within STOP_DEADLINE_MS; an unhandled error ends it too, exit 1 (lifecycle.ts).
  * With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts): it declares the
  * capability and pushes the agent's new messages; that needs GW_AGENT_ID (exit 2 without it).
  */
@@ -11,8 +12,12 @@ import { createApiClient } from "../mcp/api-client.ts";
 import { followChannel } from "../mcp/channel.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
+import { superviseProcess } from "./lifecycle.ts";
 import { configOf, loggerOf } from "./setup.ts";
+
+/** Stopping the channel stream and the server takes no longer than this. */
+export const STOP_DEADLINE_MS = 5_000;
 
 export async function mcp(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
@@ -33,13 +38,21 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   });
   const server = createMcpServer(api, VERSION, { channel });
   const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.on("end", () => resolve());
+  let stream: ReturnType<typeof followChannel> | null = null;
+  const life = superviseProcess({
+    events: process,
+    log,
+    stopDeadlineMs: STOP_DEADLINE_MS,
+    stop: async () => {
+      await stream?.stop();
+      await server.close();
+    },
   });
+  transport.onclose = () => life.stop("the client closed the connection");
+  process.stdin.on("end", () => life.stop("stdin ended"));
   await server.connect(transport);
   log.info({ base_url: config.baseUrl, agent_id: config.agentId, channel }, "gw mcp ready on stdio");
-  const stream =
+  stream =
     channel && config.agentId
       ? followChannel({
           api,
@@ -58,8 +71,5 @@ export async function mcp(ctx: CommandContext): Promise<number> {
           log,
         })
       : null;
-  await closed;
-  await stream?.stop();
-  await server.close();
-  return EXIT_OK;
+  return await life.done;
 }

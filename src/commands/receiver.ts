@@ -3,7 +3,7 @@
  * GW_WEBHOOK_SECRET (exit 2 naming the missing one) and an agent program that exists (exit 2 with how
  * to install Claude Code or set GW_RECEIVER_AGENT_BIN). Listens on GW_RECEIVER_BIND_HOST:PORT; on
  * SIGINT/SIGTERM it stops accepting, lets running agents finish within SHUTDOWN_GRACE_MS, stops the rest
- * and logs the deliveries that did not run.
+ * and logs the deliveries that did not run; a second signal or an unhandled error: lifecycle.ts.
  */
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,11 +13,14 @@ import { bunSpawner } from "../core/spawn.ts";
 import { bunServeOptions } from "../http/server-options.ts";
 import { createReceiver, DEFAULT_AGENT_ID } from "../receiver/receiver.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
+import { superviseProcess } from "./lifecycle.ts";
 import { selfCommand } from "./self.ts";
 import { configOf, loggerOf } from "./setup.ts";
 
 export const SHUTDOWN_GRACE_MS = 10_000;
+/** Beyond the agents' grace, the rest of the stop (killing late agents' groups, logging) gets this long. */
+export const STOP_MARGIN_MS = 5_000;
 
 export async function receiver(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx, { required: ["bearerToken", "webhookSecret"] });
@@ -65,18 +68,16 @@ export async function receiver(ctx: CommandContext): Promise<number> {
     `gw receiver listening on http://${config.receiverBindHost}:${server.port}/webhook`,
   );
 
-  return await new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "stopping: no new deliveries; running agents get a grace");
+  const life = superviseProcess({
+    events: process,
+    log,
+    // The agents' grace, then a little for the log lines and the server.
+    stopDeadlineMs: SHUTDOWN_GRACE_MS + STOP_MARGIN_MS,
+    stop: async () => {
+      log.info({}, "no new deliveries; running agents get a grace");
       await server.stop();
       await receiver.stop(SHUTDOWN_GRACE_MS);
-      log.info({}, "stopped");
-      resolve(EXIT_OK);
-    };
-    process.on("SIGINT", () => void stop("SIGINT"));
-    process.on("SIGTERM", () => void stop("SIGTERM"));
+    },
   });
+  return await life.done;
 }

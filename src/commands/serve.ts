@@ -3,7 +3,9 @@
  * creates the service, checks what can still fail as configuration (the allowlist: exit 2), listens,
  * then starts the connectors, whose backlogs are read in the background while the API answers. Stops
  * in order on SIGINT/SIGTERM: answer held long polls, stop accepting requests (in-flight ones finish),
- * stop connectors and timers, close the database.
+ * stop connectors and timers, close the database — within STOP_DEADLINE_MS, and at once on a second
+ * signal (lifecycle.ts). An unhandled error raised in a platform library restarts its connector; any
+ * other ends the process in the same ordered stop, exit 1.
  * SIGHUP reloads the allowlist. While it runs, `gw.pid` next to the database names its process.
  */
 import { AllowlistFileError } from "../allowlist/holder.ts";
@@ -13,9 +15,13 @@ import { bunSpawner } from "../core/spawn.ts";
 import { createService, type Service } from "../service.ts";
 import { StoreVersionError } from "../store/open.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE } from "./exit.ts";
+import { superviseProcess } from "./lifecycle.ts";
 import { pidFileOf, removePidFile, writePidFile } from "./pid-file.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
+
+/** The ordered stop ends within this, or the process exits without the rest of it. */
+export const STOP_DEADLINE_MS = 10_000;
 
 export async function serve(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
@@ -71,28 +77,25 @@ export async function serve(ctx: CommandContext): Promise<number> {
     `gw serve listening on http://${config.bindHost}:${port}`,
   );
 
-  return await new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = async (signal: string, code = EXIT_OK) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "stopping");
+  const life = superviseProcess({
+    events: process,
+    log,
+    stopDeadlineMs: STOP_DEADLINE_MS,
+    stop: async () => {
       service.endLongPolls();
       await app.stop();
       await service.close();
-      removePidFile(pidFile, process.pid);
-      log.info({}, "stopped");
-      resolve(code);
-    };
-    process.on("SIGINT", () => void stop("SIGINT"));
-    process.on("SIGTERM", () => void stop("SIGTERM"));
-    process.on("SIGHUP", () => {
-      log.info({}, "SIGHUP: reloading the allowlist");
-      service.allowlist.reload();
-    });
-    service.start().catch((err) => {
-      log.error({ err: String(err) }, "gw serve could not start its connectors");
-      void stop("start failure", EXIT_FAILURE);
-    });
+    },
+    recover: (err, origin) => service.restartConnectorOf(origin, err),
+    finish: () => removePidFile(pidFile, process.pid),
   });
+  process.on("SIGHUP", () => {
+    log.info({}, "SIGHUP: reloading the allowlist");
+    service.allowlist.reload();
+  });
+  service.start().catch((err) => {
+    log.error({ err: String(err) }, "gw serve could not start its connectors");
+    life.stop("start failure", EXIT_FAILURE);
+  });
+  return await life.done;
 }

@@ -168,6 +168,14 @@ export const SETTINGS = {
     fallback: value(24),
     parse: p.positiveNumber,
   }),
+  communityLoginTimeoutMs: setting({
+    env: "GW_COMMUNITY_LOGIN_TIMEOUT_MS",
+    faces: ["serve"],
+    doc: "A Discord login that has not reached READY by then is abandoned and retried with backoff (health says why).",
+    defaultText: "`30000`",
+    fallback: value(30_000),
+    parse: p.integer(1),
+  }),
   chatDbPath: setting({
     env: "GW_CHAT_DB_PATH",
     faces: ["serve"],

@@ -4,7 +4,8 @@
  * the platform's id for it or throws AppError PLATFORM_AUTH / PLATFORM_SEND_FAILED. `start` returns
  * once reading has begun and never waits on the platform's network (the service listens meanwhile);
  * `health` reports one of CONNECTOR_STATES with a one-sentence detail (decisions.md). Platform SDKs
- * are imported only inside their own connector folder.
+ * are imported only inside their own connector folder; a connector that names them in `libraries`
+ * offers `restart`, which the process-level policy calls when one of them raises an unhandled error.
  */
 import { type Static, Type } from "@sinclair/typebox";
 import type { Source } from "../core/envelope.ts";
@@ -59,6 +60,10 @@ export interface Connector {
   stop(): Promise<void>;
   send(req: SendRequest): Promise<SendResult>;
   health(): ConnectorHealth;
+  /** The npm packages it drives (a name, or a scope ending in `/`): a fault raised in one restarts it. */
+  readonly libraries?: readonly string[];
+  /** Drops the platform link and opens a new one; health is `degraded` with `reason` until it is up. */
+  restart?(reason: string): void;
 }
 
 export type ConnectorRegistry = Partial<Record<Source, Connector>>;

@@ -76,7 +76,7 @@ export function buildConnectors(p: RegistryPorts) {
         clock: p.clock,
         log: p.log,
         fetch: p.fetch ?? fetch,
-        ...(p.communityTuning ? { tuning: p.communityTuning } : {}),
+        tuning: { loginDeadlineMs: p.config.communityLoginTimeoutMs, ...p.communityTuning },
       });
     }
     return registry;

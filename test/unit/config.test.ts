@@ -39,6 +39,7 @@ describe("defaults", () => {
       communityApiUrl: "https://discord.com/api",
       communityCatchupMaxMessages: 200,
       communityCatchupMaxAgeHours: 24,
+      communityLoginTimeoutMs: 30000,
       chatDbPath: "/home/ann/Library/Messages/chat.db",
       devicePollIntervalMs: 1000,
       deviceBackfillFenceMinutes: 15,

@@ -9,6 +9,7 @@
  * its position until a retry succeeds. `stop` closes the gateway cleanly, aborts downloads and stores
  * nothing more, so what was not stored is fetched again at the next start.
  */
+import { withDeadline } from "../../core/deadline.ts";
 import type { IdFactory } from "../../core/ids.ts";
 import { createKeyedQueue } from "../../core/keyed-queue.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
@@ -32,6 +33,11 @@ import { createSender } from "./sender.ts";
 import { CATCH_UP_CONCURRENCY, type CommunityTuning, DEFAULT_TUNING } from "./tuning.ts";
 
 export type { CommunityTuning } from "./tuning.ts";
+
+/** The npm packages behind the link: an unhandled error raised in one restarts the connector. */
+export const DISCORD_LIBRARIES = ["discord.js", "@discordjs/", "@sapphire/", "@vladfrangu/", "ws"] as const;
+/** discord.js's `destroy()` has hung under reconnect churn: a stop or restart waits no longer. */
+export const DESTROY_DEADLINE_MS = 3_000;
 
 /** How often a long catch-up logs its progress. */
 const PROGRESS_EVERY_MS = 2000;
@@ -63,6 +69,8 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   /** Channels whose catch-up failed: their position stays put until one succeeds, so the gap is kept. */
   const behind = new Set<string>();
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Restarts after library faults since the link was last ready. */
+  let restarts = 0;
 
   const setPhase = (phase: LinkState["phase"], problem: string | null = null) => {
     if (state.phase === "failed") return;
@@ -216,7 +224,14 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
 
   // --- the link: login with retries, events, health -------------------------------------------
 
-  const connect = async () => {
+  /** Closes a link without waiting past DESTROY_DEADLINE_MS (discord.js's destroy can hang). */
+  const closeLink = (l: DiscordLink) =>
+    withDeadline(l.destroy(), DESTROY_DEADLINE_MS, () =>
+      log.warn({ deadline_ms: DESTROY_DEADLINE_MS }, "closing the Discord client took too long; left behind"),
+    );
+
+  /** Opens links until one logs in (within the login deadline) or the failure needs a person. */
+  const connect = async (firstWaitMs = 0) => {
     const { openDiscordLink } = await import("./discord-link.ts");
     const options: LinkOptions = {
       token: o.token,
@@ -226,33 +241,60 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       maxRateLimitWaitMs: t.maxRateLimitWaitMs,
       throttleIdentify: t.throttleIdentify,
     };
+    if (firstWaitMs > 0) await pause(firstWaitMs);
     for (let attempt = 0; !stopping.signal.aborted; attempt++) {
-      const current = openDiscordLink(options, {
-        message: onMessage,
-        session: catchUp,
-        ready: () => setPhase("ready"),
-        reconnecting: () => setPhase("reconnecting"),
+      // Events of a link that was replaced (restart, failed login) are ignored.
+      const current: DiscordLink = openDiscordLink(options, {
+        message: (p) => link === current && onMessage(p),
+        session: (how) => link === current && catchUp(how),
+        ready: () => {
+          if (link !== current) return;
+          restarts = 0;
+          setPhase("ready");
+        },
+        reconnecting: () => link === current && setPhase("reconnecting"),
         closedForGood: (code) =>
+          link === current &&
           fail(FATAL_CLOSE[code] ?? `Discord closed the gateway for good (close ${code}).`),
         warn: (what, err) => log.warn({ err: err === undefined ? undefined : String(err) }, what),
       });
       link = current;
       try {
-        await current.login();
+        await withDeadline(current.login(), t.loginDeadlineMs, () => {
+          throw new Error(
+            `the login did not finish within ${t.loginDeadlineMs} ms (no READY from Discord; GW_COMMUNITY_LOGIN_TIMEOUT_MS)`,
+          );
+        });
+        if (link !== current) return;
         log.info({ bot: current.botUser()?.id }, "connected to Discord");
         return;
       } catch (err) {
-        if (stopping.signal.aborted) return;
+        if (stopping.signal.aborted || link !== current) return;
         const why = loginFailure(err);
         if ("fatal" in why) return fail(why.fatal);
         const wait = t.loginRetryMs[Math.min(attempt, t.loginRetryMs.length - 1)] ?? 60_000;
         log.warn({ err: why.retry, retry_in_ms: wait }, "Discord login failed; retrying");
         state = { ...state, problem: why.retry };
         link = null;
-        await current.destroy();
+        await closeLink(current);
         await pause(wait);
       }
     }
+  };
+
+  /** After a library fault: drop the link, open a new one (backing off when faults repeat). */
+  const restart = (reason: string) => {
+    if (stopping.signal.aborted || state.phase === "failed" || state.phase === "restarting") return;
+    const wait =
+      restarts === 0 ? 0 : (t.loginRetryMs[Math.min(restarts - 1, t.loginRetryMs.length - 1)] ?? 60_000);
+    restarts += 1;
+    log.warn({ reason, restarts, wait_ms: wait }, "restarting the Discord connection after a library error");
+    setPhase("restarting", reason);
+    const old = link;
+    link = null;
+    void (old ? closeLink(old) : Promise.resolve())
+      .then(() => connect(wait))
+      .catch((err) => fail(`The Discord connector could not restart: ${String(err)}`));
   };
 
   return {
@@ -261,10 +303,12 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       inbox.setIngest(target);
       void connect().catch((err) => fail(`The Discord connector could not start: ${String(err)}`));
     },
+    libraries: DISCORD_LIBRARIES,
+    restart,
     async stop() {
       stopping.abort();
       if (retryTimer) clearTimeout(retryTimer);
-      await link?.destroy();
+      if (link) await closeLink(link);
       await Promise.race([queue.idle(), Bun.sleep(t.stopDrainMs)]);
       inbox.setIngest(null);
     },

@@ -1,13 +1,13 @@
 /**
  * The Discord connector's health (pure), from the state of its gateway link (decisions.md, discord.md
  * §6): `starting` until the client is ready, `degraded` once login has taken longer than its deadline,
- * while reconnecting, or when no heartbeat was acknowledged within the silence window; `error` when
+ * while reconnecting or restarting after a library fault (the detail names the error), or when no heartbeat was acknowledged within the silence window; `error` when
  * Discord refused the token or the intents (a person must act: the detail says what to do); `ok`
  * otherwise, with the age of the last acknowledged heartbeat.
  */
 import type { ConnectorHealth } from "../connector.ts";
 
-export type LinkPhase = "starting" | "ready" | "reconnecting" | "failed";
+export type LinkPhase = "starting" | "ready" | "reconnecting" | "restarting" | "failed";
 
 export interface LinkState {
   phase: LinkPhase;
@@ -40,6 +40,11 @@ export function linkHealth(s: LinkState, now: number, limits: HealthLimits): Con
       };
     case "reconnecting":
       return { state: "degraded", detail: `Reconnecting to Discord (for ${age} s).` };
+    case "restarting":
+      return {
+        state: "degraded",
+        detail: `Restarting the Discord connection after an error inside ${s.problem ?? "discord.js"} (for ${age} s).`,
+      };
     case "ready": {
       const heard = Math.max(s.lastAckAt ?? s.since, s.since);
       if (now - heard > limits.silenceMs)

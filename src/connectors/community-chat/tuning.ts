@@ -1,11 +1,12 @@
 /**
  * The Discord connector's timers and limits. Production values are DEFAULT_TUNING; tests shorten them
- * through the registry (they are not user settings, so no environment variable reaches them).
+ * through the registry. Only the login deadline is also a user setting (GW_COMMUNITY_LOGIN_TIMEOUT_MS,
+ * passed in by the registry).
  */
 import { DOWNLOAD_TIMEOUT_MS } from "./attachments.ts";
 
 export interface CommunityTuning {
-  /** After this long without a ready session, health turns `degraded`. */
+  /** A login without a ready session by then is abandoned and retried; health turns `degraded`. */
   loginDeadlineMs: number;
   /** Connected but no heartbeat acknowledged this long: `degraded` (Discord beats every ~41 s). */
   heartbeatSilenceMs: number;

@@ -1,6 +1,7 @@
 /**
  * The fake Discord gateway (JSON text frames, no compression; discord.md §3, §6). HELLO on open; op 1
- * answered with op 11 while `ackHeartbeats`; IDENTIFY checks the token (close 4004) and the
+ * answered with op 11 while `ackHeartbeats`; IDENTIFY (left unanswered while not `answerIdentify`)
+ * checks the token (close 4004) and the
  * MessageContent intent when it is "disabled in the Developer Portal" (close 4014), then READY and one
  * GUILD_CREATE per guild. A session keeps its sequence and every dispatch, also while its socket is
  * closed, so RESUME replays what was missed, then RESUMED; an unknown session gets op 9 d:false. A
@@ -38,6 +39,7 @@ export function createGateway(world: World, o: GatewayOptions) {
   /** Every socket close, in order: the code and reason either side gave. */
   const closes: { code: number; reason: string }[] = [];
   let ackHeartbeats = true;
+  let answerIdentify = true;
   let turn = 0;
 
   const send = (ws: ServerWebSocket<SocketData>, frame: Payload) => {
@@ -52,6 +54,7 @@ export function createGateway(world: World, o: GatewayOptions) {
 
   const identify = (ws: ServerWebSocket<SocketData>, d: { token?: string; intents?: number }) => {
     counts.identifies += 1;
+    if (!answerIdentify) return;
     if (d.token !== o.token && d.token !== `Bot ${o.token}`) return ws.close(4004, "Authentication failed");
     if (!o.messageContentIntent && ((d.intents ?? 0) & MESSAGE_CONTENT_INTENT) !== 0)
       return ws.close(4014, "Disallowed intent(s).");
@@ -165,6 +168,13 @@ export function createGateway(world: World, o: GatewayOptions) {
       },
       set ackHeartbeats(v: boolean) {
         ackHeartbeats = v;
+      },
+      /** false: IDENTIFYs are counted and never answered (a login that hangs before READY). */
+      get answerIdentify() {
+        return answerIdentify;
+      },
+      set answerIdentify(v: boolean) {
+        answerIdentify = v;
       },
     },
     stop: () => {

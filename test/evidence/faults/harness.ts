@@ -69,13 +69,15 @@ export interface GwOptions {
   /** Port to bind (restarts reuse theirs); default a free one. */
   port?: number;
   healthTimeoutMs?: number;
+  /** Runs the compiled dist/gw (build it first: ensureBinary) instead of the source. */
+  binary?: boolean;
 }
 
 export async function startGw(o: GwOptions): Promise<Gw> {
   const port = o.port ?? freePort();
   const env = isolatedEnv(o.dir, { GW_BIND_PORT: String(port), ...o.env });
   if (o.allowlist !== undefined) writeFileSync(env.GW_ALLOWLIST_PATH as string, o.allowlist);
-  const proc = spawnGw(["serve"], env);
+  const proc = spawnGw(["serve"], env, { binary: o.binary === true });
   const gw = handle(port, env, proc);
   try {
     await Promise.race([

@@ -353,7 +353,7 @@ function createRun(w: World, target: Target, tag: string) {
     return failures;
   };
 
-  return { send, post, settle, finish, stats, storedId };
+  return { send, post, settle, finish, stats, storedId, target };
 }
 type Run = ReturnType<typeof createRun>;
 
@@ -997,9 +997,16 @@ const NAMED_RAW: [string, RawSpec][] = [
 const ZOMBIE_RACES =
   "seen with the fake's 1 s heartbeat (multi-MiB frames stalled the event loop the fake and discord.js share past a beat, so discord.js closed its socket as a zombie, 4200, and resumed, up to 15 times in a run) and left open, since no frame's content is involved: @discordjs/ws 1.2.3 itself then (1) raised an unhandled rejection from heartbeat() sending on a socket not open (it would end gw serve), (2) twice in about ten scale-30 runs let the service's stop hang (its one unbounded wait is the connector's client.destroy()), and (3) after a stop within its 500 ms reconnect delay, reconnected and kept the process alive; the items now use Discord's 41.25 s interval";
 
-/** Frames left out, because they still end `gw serve` and no change in gw can catch them. */
+/** Frames tried against the process only: in process, bun test itself takes the unhandled rejection. */
 const NOT_TRIED =
-  "not tried: op 9 (INVALID_SESSION) or op 10 (HELLO) without d, and a READY dispatch with d null: @discordjs/ws 1.2.3 (WebSocketShard.onMessage) reads payload.d.toString(), payload.d.heartbeat_interval and payload.d.session_id itself, in a promise it never awaits, so the TypeError is an unhandled rejection and Bun ends gw serve (exit 1); only a patched @discordjs/ws or a process-wide unhandledRejection handler would keep it up";
+  "not tried in process: op 9 (INVALID_SESSION) or op 10 (HELLO) without d, and a READY dispatch with d null: @discordjs/ws 1.2.3 (WebSocketShard.onMessage) reads payload.d.toString(), payload.d.heartbeat_interval and payload.d.session_id itself, in a promise it never awaits, so the TypeError is an unhandled rejection, which bun test reports as a failure of its own; gateway-process sends them to a gw serve process, whose process-level policy restarts the Discord connector";
+
+/** Frames that make @discordjs/ws raise an unhandled rejection: gw serve restarts its Discord connector. */
+const LIBRARY_FAULTS: [string, Json][] = [
+  ["op 10 (HELLO) without d", { op: 10 }],
+  ["op 9 (INVALID_SESSION) without d", { op: 9 }],
+  ["READY with d null", { op: 0, t: "READY", s: 1_000_000, d: null }],
+];
 
 type Body = (w: World, run: Run, seed: number) => Promise<Outcome>;
 
@@ -1129,13 +1136,32 @@ const CRASHERS = [
 export const gatewayProcess: FuzzItem = {
   id: "gateway-process",
   tried:
-    "A real `gw serve` process (from source, default connector timings) logged in to the fake Discord, sent the dispatches that used to end it (d null, null author, attachments [null] or not an array, member a string, content an object, GUILD_CREATE d null, an event named __proto__), a message nested 60k deep, non-JSON, binary, an unknown op and an 8 MiB message, then random batches of dispatches and raw frames",
-  held: "the process stays up (nothing but JSON log lines on stderr, no error logged), /healthz 200 after every batch, each real message stored exactly once, nothing invented; the connector ok at the end; SIGTERM exits 0",
+    "A real `gw serve` process (from source, default connector timings) logged in to the fake Discord, sent the dispatches that used to end it (d null, null author, attachments [null] or not an array, member a string, content an object, GUILD_CREATE d null, an event named __proto__), the frames that make @discordjs/ws raise an unhandled rejection (op 10 and op 9 without d, READY with d null), a message nested 60k deep, non-JSON, binary, an unknown op and an 8 MiB message, then random batches of dispatches and raw frames",
+  held: "the process stays up (nothing but JSON log lines on stderr, no error logged), /healthz 200 after every batch, each real message stored exactly once, nothing invented; after each library fault the connector restarts (a new IDENTIFY) and is ok again; the connector ok at the end; SIGTERM exits 0",
   run: ({ scale, seed }) =>
     session("gw serve", "process", seed, async (w, run) => {
       const named = namedDispatches(w).filter(([label]) => CRASHERS.includes(label));
       for (const [, spec] of named) run.send(buildDispatch(w, spec, run.storedId));
       await run.settle(CRASHERS.join("; "));
+      for (const [label, frame] of LIBRARY_FAULTS) {
+        const identifies = w.fake.gateway.identifies;
+        run.send({ raw: JSON.stringify(frame) });
+        await waitFor(
+          () => (w.fake.gateway.identifies > identifies ? true : undefined),
+          `a restart after ${label}`,
+        );
+        await waitFor(
+          async () => {
+            const h = await run.target.api("GET", "/healthz");
+            return (h.body.connectors as Record<string, { state: string }>)?.community_chat?.state === "ok"
+              ? true
+              : undefined;
+          },
+          `community_chat ok after ${label}`,
+          15_000,
+        );
+        await run.settle(label);
+      }
       await sendNamedRaw(
         w,
         run,
