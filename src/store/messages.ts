@@ -61,13 +61,17 @@ export interface QuarantinedSender {
 }
 
 /**
- * Quarantined senders, most recent first. With MAX() as the only aggregate of a GROUP BY, SQLite takes
- * the bare columns from the row holding the maximum: the newest message's text, name and channel.
+ * Quarantined senders, most recent first: per sender, the newest message's text, name and channel,
+ * where "newest" is the latest timestamp and, among messages of the same millisecond, the last to
+ * arrive (ids are allocated in arrival order).
  */
 export const QUARANTINED_SENDERS_SQL = `
-  SELECT source, sender_id, sender_name, channel_id, text AS last_text, MAX(message_ts) AS last_ts
-  FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' AND (?2 IS NULL OR source = ?2)
-  GROUP BY source, sender_id ORDER BY last_ts DESC LIMIT ?1`;
+  SELECT source, sender_id, sender_name, channel_id, last_text, last_ts FROM (
+    SELECT source, sender_id, sender_name, channel_id, text AS last_text, message_ts AS last_ts, id,
+      ROW_NUMBER() OVER (PARTITION BY source, sender_id ORDER BY message_ts DESC, id DESC) AS nth
+    FROM messages INDEXED BY messages_status_ts
+    WHERE allowlist_status = 'unknown' AND (?2 IS NULL OR source = ?2))
+  WHERE nth = 1 ORDER BY last_ts DESC, id DESC LIMIT ?1`;
 const QUARANTINED_COUNTS_SQL = `
   SELECT source, sender_id, COUNT(*) AS count, MIN(message_ts) AS first_ts
   FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' GROUP BY source, sender_id`;

@@ -202,3 +202,17 @@ test("planRead caps a high-water mark it is given, and one it starts from a firs
     expect(plan.highWater).toBe(now + FUTURE_SLACK_MS);
   }
 });
+
+test("a message joined to a missing chat and to a real one is read in the real chat (the lowest chat_id used to win, so it was skipped)", async () => {
+  const t = await deviceService();
+  const db = t.chat.writer.db;
+  const rowid = rawMessage(t, { text: "joined twice" });
+  // A join to a chat id no row holds, lower than the friend's chat.
+  db.query("INSERT INTO chat_message_join (chat_id, message_id, message_date) VALUES (0, ?, 0)").run(rowid);
+  rawMessage(t, { text: "the next one" });
+  const unread = await waitForUnreadText(t, "the next one");
+  expect(unread.map((m) => [m.text, m.channel_id])).toEqual([
+    ["joined twice", FRIEND],
+    ["the next one", FRIEND],
+  ]);
+});

@@ -4,7 +4,7 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
@@ -325,6 +325,26 @@ describe("sending through Messages", () => {
     t.chat.writer.message({ chatGuid: FRIEND_CHAT, from: null, isFromMe: true, text: "typed on my phone" });
     await waitFor(() => (countOutbound(t) === 1 ? true : undefined), "own message stored");
     expect((await unread(t)).map((m) => m.text)).toEqual(["hi"]);
+  });
+
+  test("staged copies a killed gw left behind are removed at start-up; younger ones and other files stay", async () => {
+    const dir = tempDir();
+    const root = join(dir, "Library/Messages/Attachments/gw");
+    const staged = (name: string, ageMs: number) => {
+      mkdirSync(join(root, name), { recursive: true });
+      writeFileSync(join(root, name, "photo.jpg"), "jpeg");
+      const at = new Date(Date.now() - ageMs);
+      utimesSync(join(root, name), at, at);
+      return join(root, name);
+    };
+    const old = staged("0b6d9a8e-7c1f-4d3e-9a2b-5f4e3d2c1b0a", 10 * 60_000);
+    const young = staged("1c7eab9f-8d20-4e4f-8b3c-6a5f4e3d2c1b", 5_000);
+    const other = staged("not-a-gw-folder", 10 * 60_000);
+    const t = await deviceService({ dir });
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(young)).toBe(true);
+    expect(existsSync(other)).toBe(true);
+    expect(t.log.entries.find((e) => e.msg.startsWith("removed staged copies"))?.obj).toEqual({ removed: 1 });
   });
 
   test("an attachment by path is copied where Messages can read it and sent as a file", async () => {

@@ -202,6 +202,27 @@ describe("context and quarantine", () => {
     ] as string[]);
   });
 
+  test("quarantined senders: the last message is the newest, and among one millisecond the last to arrive", () => {
+    const t = storeWithIngest();
+    const OTHER = "+15555550188";
+    const one = (sender: string, text: string, timestampMs: number) =>
+      t.ingest({
+        source: "device_messenger",
+        messages: [inbound({ timestampMs, sender: { id: sender, displayName: sender }, text })],
+        cursor: null,
+      });
+    one(STRANGER.id, "first", T0 + 5);
+    one(OTHER, "other", T0 + 5);
+    for (const n of [2, 3, 4, 5]) one(STRANGER.id, `tie ${n}`, T0 + 9);
+    one(OTHER, "other last", T0 + 9);
+    const senders = t.store.messages.quarantinedSenders(10);
+    expect(senders.map((s) => [s.sender_id, s.last_text, s.count])).toEqual([
+      [OTHER, "other last", 2],
+      [STRANGER.id, "tie 5", 5],
+    ]);
+    expect(t.store.messages.quarantinedSenders(1).map((s) => s.last_text)).toEqual(["other last"]);
+  });
+
   test("quarantine: unknown senders only, newest first, since and limit", () => {
     const t = seeded([
       inbound({ timestampMs: T0 + 1, sender: STRANGER }),

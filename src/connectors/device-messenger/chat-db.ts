@@ -98,7 +98,8 @@ export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
       ${pick(c.chat, "c", "service_name", "chat_service")}
     FROM message m
     LEFT JOIN handle h ON h.ROWID = m.handle_id
-    LEFT JOIN chat c ON c.ROWID = (SELECT MIN(j.chat_id) FROM chat_message_join j WHERE j.message_id = m.ROWID)
+    LEFT JOIN chat c ON c.ROWID = (SELECT MIN(j.chat_id) FROM chat_message_join j
+      JOIN chat jc ON jc.ROWID = j.chat_id WHERE j.message_id = m.ROWID)
     WHERE ${by === "after" ? "m.ROWID > ?1" : "m.ROWID IN (SELECT value FROM json_each(?1))"}
     ORDER BY m.ROWID
     ${by === "after" ? "LIMIT ?2" : ""}`;

@@ -17,7 +17,7 @@ import type { Ingest } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createPoller } from "./poller.ts";
-import { createSender } from "./sender.ts";
+import { createSender, sweepStagedSends } from "./sender.ts";
 
 export const RECHECK_MS = 1;
 export const RECHECK_WINDOW_MS = 50;
@@ -134,6 +134,7 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
   return {
     source: "device_messenger",
     async start(ingest: Ingest) {
+      sweepStagedSends(o.homeDir, o.clock.now(), log);
       poller = createPoller(
         {
           chatDbPath: o.chatDbPath,

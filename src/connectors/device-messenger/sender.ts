@@ -7,9 +7,20 @@
  * 502, never retried.
  * After a successful run the new `is_from_me` row of that chat is looked for (decoded text match, short
  * deadline) and its GUID returned, so the outbound record is linked; unconfirmed sends are logged; a
- * ghost row instead (macOS 26's misrouted send) is 502 PLATFORM_SEND_FAILED.
+ * ghost row instead (macOS 26's misrouted send) is 502 PLATFORM_SEND_FAILED. Staged copies live
+ * STAGED_FILE_TTL_MS; those a killed gw left are swept at the next start (sweepStagedSends).
  */
-import { closeSync, copyFileSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../../core/errors.ts";
 import type { Clock, Logger, Spawner } from "../../core/ports.ts";
@@ -33,6 +44,44 @@ export const VERIFY_DEADLINE_MS = 2_000;
 const VERIFY_POLL_MS = 100;
 /** Messages reads a sent file asynchronously: keep the staged copy at least this long. */
 export const STAGED_FILE_TTL_MS = 120_000;
+/** Where files are copied for Messages to read (Messages may read only inside ~/Library/Messages). */
+export const STAGING_DIR = "Library/Messages/Attachments/gw";
+const STAGED_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const removeAfter = (dir: string, ms: number) =>
+  setTimeout(() => rmSync(dir, { recursive: true, force: true }), ms).unref();
+
+/**
+ * Staged copies an earlier gw left behind (a kill before their TTL): those older than the TTL are
+ * removed now, younger ones when it ends. Only folders named as gw names them (a UUID) are touched.
+ */
+export function sweepStagedSends(homeDir: string, nowMs: number, log: Logger): void {
+  const root = join(homeDir, STAGING_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!STAGED_NAME.test(name)) continue;
+    const dir = join(root, name);
+    try {
+      const st = lstatSync(dir);
+      if (!st.isDirectory()) continue;
+      const left = STAGED_FILE_TTL_MS - (nowMs - st.mtimeMs);
+      if (left > 0) removeAfter(dir, left);
+      else {
+        rmSync(dir, { recursive: true, force: true });
+        removed += 1;
+      }
+    } catch (err) {
+      log.warn({ dir, err: String(err) }, "a staged copy of an earlier send could not be removed");
+    }
+  }
+  if (removed > 0) log.info({ removed }, "removed staged copies of sends an earlier gw left behind");
+}
 
 export interface SenderDeps {
   osascriptPath: string;
@@ -106,12 +155,12 @@ export function createSender(deps: SenderDeps) {
   };
 
   const stage = (attachment: OutgoingAttachment): string => {
-    const dir = join(deps.homeDir, "Library/Messages/Attachments/gw", crypto.randomUUID());
+    const dir = join(deps.homeDir, STAGING_DIR, crypto.randomUUID());
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const target = join(dir, basename(attachment.path));
     if (attachment.checked) copyChecked(attachment.checked, target);
     else copyFileSync(attachment.path, target);
-    setTimeout(() => rmSync(dir, { recursive: true, force: true }), STAGED_FILE_TTL_MS).unref();
+    removeAfter(dir, STAGED_FILE_TTL_MS);
     return target;
   };
 
