@@ -68,6 +68,9 @@ export interface Connector {
 
 export type ConnectorRegistry = Partial<Record<Source, Connector>>;
 
+/** Inbound attachment files a connector downloads or copies at once (the rest wait their turn). */
+export const INBOUND_FILES_AT_ONCE = 4;
+
 export function sourceOfChannel(channelId: string): Source {
   return channelId.startsWith("community_chat:") ? "community_chat" : "device_messenger";
 }

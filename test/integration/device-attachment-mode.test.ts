@@ -40,6 +40,7 @@ test("a copied attachment is 0600 from the moment it exists", async () => {
       dir: store,
       maxBytes: 2 * SIZE,
       homeDir: home,
+      slot: (work) => work(),
       ids: createIdFactory(systemClock),
       log: recordingLogger(),
       messageGuid: "msg-guid-1",

@@ -1,7 +1,7 @@
 /**
  * Re-hosting Discord attachments (runner). Each file is fetched from the URL in the payload (signed
  * CDN links: the query is the credential, so no Authorization header is sent) as soon as its message
- * arrives, streamed into the attachment store under a new attachment id (file 0600), and capped at
+ * arrives and one of the connector's INBOUND_FILES_AT_ONCE slots is free, streamed into the attachment store under a new attachment id (file 0600), and capped at
  * Discord's 25 MiB and GW_ATTACHMENT_MAX_BYTES, checked on the declared size before and on the bytes
  * while streaming. A failure (link dead or expired, too big, not http(s), timeout) leaves that file out
  * with a warning: the message is delivered without it (spec). Nothing partial is left on disk.
@@ -26,6 +26,8 @@ export interface DownloadDeps {
   fetch: typeof fetch;
   /** Aborted when the connector stops. */
   signal: AbortSignal;
+  /** Runs one file's download when a slot is free (INBOUND_FILES_AT_ONCE per connector). */
+  slot: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 class Skip extends Error {}
@@ -35,7 +37,7 @@ export async function downloadAll(
   list: readonly DiscordAttachment[],
   deps: DownloadDeps,
 ): Promise<StagedAttachment[]> {
-  const done = await Promise.all(list.map((a) => downloadOne(messageId, a, deps)));
+  const done = await Promise.all(list.map((a) => deps.slot(() => downloadOne(messageId, a, deps))));
   return done.filter((a): a is StagedAttachment => a !== null);
 }
 

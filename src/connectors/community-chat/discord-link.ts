@@ -1,6 +1,7 @@
 /**
  * The one file that imports discord.js (loaded lazily, only when a bot token is set). It owns the
  * Client: intents Guilds, GuildMessages, DirectMessages and MessageContent with the Channel partial,
+ * caches limited to what gw uses (CACHE_LIMITS),
  * REST against GW_COMMUNITY_API_URL with a bounded timeout and retries, 429 waits longer than
  * maxRateLimitWaitMs rejected instead of waited (a long wait must not hold a send or other channels),
  * no worker sharding (it breaks inside the compiled binary). It hands raw MESSAGE_CREATE payloads
@@ -9,7 +10,49 @@
  * listeners cannot digest is dropped with a warning: thrown inside @discordjs/ws's un-awaited frame
  * handler, it would be an unhandled rejection, which ends the process.
  */
-import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Partials, Routes } from "discord.js";
+import {
+  Client,
+  Events,
+  GatewayDispatchEvents,
+  GatewayIntentBits,
+  Options,
+  Partials,
+  Routes,
+} from "discord.js";
+
+/** Keeps the bot's own user or member (discord.js needs it), none of anyone else's. */
+const onlyTheBot = {
+  maxSize: 0,
+  keepOverLimit: (x: { id: string; client: Client }) => x.id === x.client.user?.id,
+};
+
+/**
+ * What discord.js caches: gw reads messages from the raw dispatches and sends through REST, so it needs
+ * guilds, channels, roles and permission overwrites (never limited: discord.js needs them whole) and the
+ * bot's own member, and nothing per message or per user: by default discord.js keeps 200 messages per
+ * channel and every user and member it ever saw, which grows without bound on a busy bot.
+ */
+export const CACHE_LIMITS = {
+  MessageManager: 0,
+  UserManager: onlyTheBot,
+  GuildMemberManager: onlyTheBot,
+  ThreadMemberManager: 0,
+  PresenceManager: 0,
+  ReactionManager: 0,
+  ReactionUserManager: 0,
+  VoiceStateManager: 0,
+  GuildEmojiManager: 0,
+  GuildStickerManager: 0,
+  GuildScheduledEventManager: 0,
+  StageInstanceManager: 0,
+  GuildInviteManager: 0,
+  GuildBanManager: 0,
+  AutoModerationRuleManager: 0,
+  ApplicationCommandManager: 0,
+  BaseGuildEmojiManager: 0,
+  GuildMessageManager: 0,
+  DMMessageManager: 0,
+} as const;
 
 export interface LinkOptions {
   token: string;
@@ -51,6 +94,9 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
     ],
     partials: [Partials.Channel],
     allowedMentions: { parse: [] },
+    makeCache: Options.cacheWithLimits(CACHE_LIMITS),
+    // Archived threads are swept (hourly, those archived over 4 h ago), as discord.js does by default.
+    sweepers: { ...Options.DefaultSweeperSettings },
     rest: {
       api: o.apiUrl,
       timeout: o.restTimeoutMs,
@@ -127,5 +173,16 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
         query: new URLSearchParams({ after: afterId, limit: String(limit) }),
       })) as unknown[],
     destroy: () => client.destroy(),
+    /** How many entries discord.js's caches hold (tests and the soak benchmark watch them stay small). */
+    cacheSizes: () => ({
+      guilds: client.guilds.cache.size,
+      channels: client.channels.cache.size,
+      users: client.users.cache.size,
+      members: client.guilds.cache.reduce((n, g) => n + g.members.cache.size, 0),
+      messages: client.channels.cache.reduce(
+        (n, c) => n + ("messages" in c && c.messages ? c.messages.cache.size : 0),
+        0,
+      ),
+    }),
   };
 }

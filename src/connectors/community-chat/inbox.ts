@@ -1,6 +1,6 @@
 /**
- * From Discord payloads to stored messages (runner). `stage` starts the attachment downloads of a batch
- * at once (Discord's links expire); `commit` waits for them and stores the batch in one ingest
+ * From Discord payloads to stored messages (runner). `stage` queues the attachment downloads of a batch
+ * at once (Discord's links expire; INBOUND_FILES_AT_ONCE run at a time per connector); `commit` waits for them and stores the batch in one ingest
  * transaction with the channel's new position, unless `holdsPosition` says the channel has a gap to
  * fill first; a failed transaction is retried with backoff until it holds (its downloads are made
  * again: ingest removes the staged files of a failed batch). After `stop`, nothing more is stored and
@@ -11,7 +11,9 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
+import { createSlots } from "../../core/slots.ts";
 import type { Ingest, StagedAttachment } from "../../ingest/ingest.ts";
+import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { downloadAll } from "./attachments.ts";
 import { type ChannelKind, classify, type DiscordMessage, toMessage } from "./mapping.ts";
 
@@ -37,6 +39,7 @@ export type Staged = Promise<StagedAttachment[][]>;
 
 export function createInbox(deps: InboxDeps) {
   let ingest: Ingest | null = null;
+  const slot = createSlots(INBOUND_FILES_AT_ONCE);
   let storeError: string | null = null;
 
   const stage = (payloads: readonly DiscordMessage[]): Staged => {
@@ -52,6 +55,7 @@ export function createInbox(deps: InboxDeps) {
               log: deps.log,
               fetch: deps.fetch,
               signal: deps.signal,
+              slot,
             })
           : Promise.resolve([]),
       ),

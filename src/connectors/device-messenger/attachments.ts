@@ -59,6 +59,8 @@ export interface StageDeps {
   ids: IdFactory;
   log: Logger;
   messageGuid: string;
+  /** Runs one file's copy when a slot is free (INBOUND_FILES_AT_ONCE per connector). */
+  slot: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export async function stageAttachments(
@@ -86,7 +88,7 @@ export async function stageAttachments(
         note(`larger than GW_ATTACHMENT_MAX_BYTES (${size} bytes)`);
         continue;
       }
-      await copyPrivate(source, target);
+      await deps.slot(() => copyPrivate(source, target));
       staged.push({ id, mime: mimeOf(a), sizeBytes: size, fileName: id, platformRef: a.guid });
     } catch (err) {
       await rm(target, { force: true });

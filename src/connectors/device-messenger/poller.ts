@@ -16,8 +16,10 @@
 import type { Source } from "../../core/envelope.ts";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
+import { createSlots } from "../../core/slots.ts";
 import type { Ingest, NormalizedMessage } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
+import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { attachmentState, stageAttachments } from "./attachments.ts";
 import {
   BATCH_ROWS,
@@ -101,6 +103,8 @@ export interface PollerStatus {
   readError: { text: string; sinceMs: number } | null;
   pending: number;
   fenced: number;
+  /** Rows after the cursor whose chat join has not landed yet (each waits NO_CHAT_WAIT_MS at most). */
+  waitingForChat: number;
 }
 
 export function createPoller(deps: PollerDeps, ingest: Ingest) {
@@ -115,7 +119,9 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
   let readError: PollerStatus["readError"] = null;
   /** MAX(ROWID) as of the last read, for health while chat.db cannot be queried. */
   let lastMax: number | null = null;
+  /** Rows without a chat join yet, by ROWID: when the reader first saw them. */
   const waitingForChat = new Map<number, number>();
+  const copySlot = createSlots(INBOUND_FILES_AT_ONCE);
 
   // The cursor and state as stored: only this reader writes them, so they are read from gw.db once.
   let mine: { position: number; state: ReaderState } | null | undefined;
@@ -132,6 +138,8 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
   const commit = (messages: NormalizedMessage[], position: number, next: ReaderState) => {
     ingest({ source: SOURCE, messages, cursor: String(position), cursorState: JSON.stringify(next) });
     mine = { position, state: next };
+    // Rows the cursor passed (delivered or skipped) are never looked at again.
+    for (const rowid of waitingForChat.keys()) if (rowid <= position) waitingForChat.delete(rowid);
   };
 
   const bootstrap = (chatDb: ChatDb, why: string) => {
@@ -220,6 +228,7 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
         ids: deps.ids,
         log,
         messageGuid: row.guid,
+        slot: copySlot,
       }),
       raw: rawOf(row, attachments),
       direction: own ? "outbound" : "inbound",
@@ -356,6 +365,7 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
         readError,
         pending: s.pending.length,
         fenced: s.fenced,
+        waitingForChat: waitingForChat.size,
       };
     },
     close: () => {

@@ -2,7 +2,8 @@
  * The state database's disk full (reliability.md F6), on a real `gw serve` reading a chat.db, pushing
  * webhooks and sending through the Messages stand-in: the process's file-size limit drops to 0 bytes
  * (rlimit.ts), so every write to gw.db, its WAL and the log file fails, then comes back. While full:
- * writing requests answer the error envelope with 500 INTERNAL_ERROR at once, reads and /healthz still
+ * writing requests answer the error envelope with 500 INTERNAL_ERROR at once (a send the platform took
+ * but gw cannot record: 502 outcome unknown, recorded later), reads and /healthz still
  * answer, new chat.db rows are not stored and the cursor does not pass them, and a webhook attempt that
  * cannot be recorded is not repeated. After: the rows are stored within one poll, exactly once, the
  * attempt is recorded, everything acknowledged before is still there, and integrity_check is ok.
@@ -25,6 +26,8 @@ const ROWS_WHILE_FULL = 3;
 interface Answer {
   status: number;
   code: string | null;
+  /** details.outcome of an error envelope, when it has one. */
+  outcome: string | null;
   ms: number;
 }
 
@@ -60,11 +63,10 @@ export interface DiskFullDetails {
   };
 }
 
-const answer = (r: { status: number; ms: number; body: Record<string, unknown> | null }): Answer => ({
-  status: r.status,
-  ms: r.ms,
-  code: ((r.body?.error as { code?: string } | undefined)?.code ?? null) as string | null,
-});
+const answer = (r: { status: number; ms: number; body: Record<string, unknown> | null }): Answer => {
+  const error = r.body?.error as { code?: string; details?: { outcome?: string } } | undefined;
+  return { status: r.status, ms: r.ms, code: error?.code ?? null, outcome: error?.details?.outcome ?? null };
+};
 
 /**
  * The Messages stand-in as GW_OSASCRIPT_PATH (it writes the sent row into chat.db as Messages would).
@@ -275,13 +277,16 @@ function rowsOf(d: DiskFullDetails, texts: number) {
   const w = d.whileFull;
   const a = d.after;
   const is500 = (x: Answer) => x.status === 500 && x.code === "INTERNAL_ERROR" && x.ms < 2_000;
+  const unknownOutcome = (x: Answer) =>
+    x.status === 502 && x.code === "PLATFORM_SEND_FAILED" && x.outcome === "unknown" && x.ms < 2_000;
   return [
     row(
       `disk full on the state database (${FULL_FOR_MS} ms): writing requests`,
       3,
-      `mark_read ${w.markRead.status} ${w.markRead.code} in ${ms(w.markRead.ms)}; send with an Idempotency-Key ${w.sendWithKey.status} ${w.sendWithKey.code} in ${ms(w.sendWithKey.ms)} before any platform call (the same key answered ${a.sendWithKeyRetried} once space returned); send without a key ${w.sendWithoutKey.status} ${w.sendWithoutKey.code}; GET /messages/unread ${w.unreadStatus}, /healthz ${w.healthStatus}; gw serve kept running`,
+      `mark_read ${w.markRead.status} ${w.markRead.code} in ${ms(w.markRead.ms)}; send with an Idempotency-Key ${w.sendWithKey.status} ${w.sendWithKey.code} in ${ms(w.sendWithKey.ms)} before any platform call (the same key answered ${a.sendWithKeyRetried} once space returned); send without a key ${w.sendWithoutKey.status} ${w.sendWithoutKey.code} outcome ${w.sendWithoutKey.outcome} in ${ms(w.sendWithoutKey.ms)} (the platform took it; recorded once space returned, never sent again); GET /messages/unread ${w.unreadStatus}, /healthz ${w.healthStatus}; gw serve kept running`,
       {
-        "500 INTERNAL_ERROR at once": is500(w.markRead) && is500(w.sendWithKey) && is500(w.sendWithoutKey),
+        "500 INTERNAL_ERROR at once": is500(w.markRead) && is500(w.sendWithKey),
+        "an accepted send answers 502 outcome unknown at once": unknownOutcome(w.sendWithoutKey),
         "reads answered": w.unreadStatus === 200 && w.healthStatus === 200,
         "no crash": w.alive,
         "the key not poisoned": a.sendWithKeyRetried === 200,
@@ -310,7 +315,7 @@ function rowsOf(d: DiskFullDetails, texts: number) {
     row(
       "disk full on the state database: nothing acknowledged lost",
       1,
-      `the send answered 200 before is stored; the read mark is kept; the unkeyed send made while full was stored from its chat.db echo; log lines written while full reached the log file; integrity_check ${a.integrity}; exit ${a.exitCode}`,
+      `the send answered 200 before is stored; the read mark is kept; the unkeyed send made while full was recorded once (with its chat.db echo); log lines written while full reached the log file; integrity_check ${a.integrity}; exit ${a.exitCode}`,
       {
         "acknowledged kept": a.acknowledgedKept && a.readMarkKept,
         "echo stored": a.echoStored,
@@ -324,6 +329,6 @@ function rowsOf(d: DiskFullDetails, texts: number) {
 
 function notesOf(d: DiskFullDetails): string[] {
   return [
-    `Disk full: gw serve's file-size limit (RLIMIT_FSIZE) set to 0 bytes and back with ${d.how}, so writes fail with EFBIG (SQLite: SQLITE_IOERR_WRITE) where a full disk gives ENOSPC (SQLITE_FULL); both are write failures that roll the transaction back. No root, mount or loop device is needed; on other systems the run says it was skipped. A send without an Idempotency-Key while full reaches the platform before gw fails to record it (500): send a key, as gw mcp does.`,
+    `Disk full: gw serve's file-size limit (RLIMIT_FSIZE) set to 0 bytes and back with ${d.how}, so writes fail with EFBIG (SQLite: SQLITE_IOERR_WRITE) where a full disk gives ENOSPC (SQLITE_FULL); both are write failures that roll the transaction back. No root, mount or loop device is needed; on other systems the run says it was skipped. A send without an Idempotency-Key while full reaches the platform before gw fails to record it: it answers 502 PLATFORM_SEND_FAILED with outcome "unknown", and gw records it once space returns (never sending it again); a keyed send is refused before the platform call, since its key cannot be taken.`,
   ];
 }
