@@ -1,0 +1,148 @@
+/**
+ * What the receiver keeps (issue 19.5): an accepted delivery is journaled (committed) before its 204,
+ * then queued on its channel; `recover` queues the journal's unfinished jobs again at start, in
+ * acceptance order, marked as interrupted. A job is finished when its run ends, whatever the agent's
+ * exit code (also a timeout or a failed start); a run stopped by shutdown is not, so it runs again at
+ * the next start, as do jobs still queued then. A job that has started MAX_RUNS runs without one ending
+ * is given up at start (a guard against a crash loop). Finished jobs stay as seen ids for
+ * SEEN_KEEP_MS, at most SEEN_KEEP_MAX of them; beyond `queueMax` waiting jobs a channel is busy.
+ */
+import type { Envelope } from "../core/envelope.ts";
+import type { Clock, Logger } from "../core/ports.ts";
+import type { ReceiverJournal } from "../store/receiver-journal.ts";
+import type { RunOutcome } from "./agent-run.ts";
+import { createDispatcher, type Job } from "./dispatcher.ts";
+import type { SeenSet } from "./seen-set.ts";
+
+export const MAX_RUNS = 3;
+export const SEEN_KEEP_MS = 24 * 60 * 60 * 1000;
+export const SEEN_KEEP_MAX = 100_000;
+/** How often finished jobs are pruned after runs end (and once at start). */
+export const PRUNE_EVERY_MS = 10 * 60 * 1000;
+
+export type Accepted = "accepted" | "duplicate" | "busy" | "stopping";
+
+export interface IntakeDeps {
+  journal: ReceiverJournal;
+  seen: SeenSet;
+  run: (job: Job, signal: AbortSignal) => Promise<RunOutcome>;
+  queueMax: number;
+  idleTtlMs: number;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createIntake(deps: IntakeDeps) {
+  const { journal, seen, clock, log } = deps;
+  let lastPrune = Number.NEGATIVE_INFINITY;
+  let stopping = false;
+
+  const prune = () => {
+    lastPrune = clock.now();
+    const removed = journal.prune({ before: lastPrune - SEEN_KEEP_MS, keep: SEEN_KEEP_MAX });
+    if (removed > 0) log.debug({ removed }, "receiver journal pruned");
+  };
+  const finish = (deliveryId: string, outcome: string) => {
+    try {
+      journal.markFinished(deliveryId, clock.now(), outcome);
+      if (clock.now() - lastPrune >= PRUNE_EVERY_MS) prune();
+    } catch (err) {
+      log.error(
+        { delivery_id: deliveryId, err: String(err) },
+        "the end of a run could not be journaled; it runs again at the next start",
+      );
+    }
+  };
+  const runJournaled = async (job: Job, signal: AbortSignal): Promise<void> => {
+    try {
+      journal.markStarted(job.deliveryId);
+    } catch (err) {
+      log.warn(
+        { delivery_id: job.deliveryId, err: String(err) },
+        "the start of a run could not be journaled",
+      );
+    }
+    let outcome: RunOutcome | "start-failed" = "start-failed";
+    try {
+      outcome = await deps.run(job, signal);
+    } finally {
+      if (outcome !== "stopped") finish(job.deliveryId, outcome);
+    }
+  };
+  const dispatcher = createDispatcher({ run: runJournaled, idleTtlMs: deps.idleTtlMs, log });
+
+  return {
+    dispatcher,
+    /** Whether the delivery id was accepted before: the memory set first, then the journal. */
+    seen(deliveryId: string): boolean {
+      if (seen.has(deliveryId)) return true;
+      if (!journal.has(deliveryId)) return false;
+      seen.add(deliveryId);
+      return true;
+    },
+    /**
+     * Journals the job (committed on return) and queues it, unless its channel already has `queueMax`
+     * jobs waiting or the receiver is stopping; then nothing is kept. A journal failure throws.
+     */
+    accept(job: Job, envelopeJson: string): Accepted {
+      if (stopping) return "stopping";
+      const channelId = job.envelope.channel_id;
+      if (dispatcher.waiting(channelId) >= deps.queueMax) return "busy";
+      const added = journal.add({
+        deliveryId: job.deliveryId,
+        channelId,
+        envelope: envelopeJson,
+        receivedAt: job.receivedAt,
+      });
+      seen.add(job.deliveryId);
+      if (!added) return "duplicate";
+      dispatcher.submit(job);
+      return "accepted";
+    },
+    /** Queues the jobs a stop or crash left unfinished, in acceptance order; prunes. Call once, first. */
+    recover(): { queued: number; interrupted: number; givenUp: number } {
+      const counts = { queued: 0, interrupted: 0, givenUp: 0 };
+      for (const j of journal.unfinished()) {
+        const envelope = parseEnvelope(j.envelope);
+        if (j.runs >= MAX_RUNS || envelope === null) {
+          counts.givenUp += 1;
+          log.error(
+            { delivery_id: j.deliveryId, channel_id: j.channelId, runs: j.runs },
+            envelope === null
+              ? "journaled envelope unreadable; given up (its message stays unread at the service)"
+              : `${j.runs} runs interrupted; given up (its message stays unread at the service)`,
+          );
+          journal.markFinished(j.deliveryId, clock.now(), "given-up");
+          continue;
+        }
+        counts.queued += 1;
+        if (j.runs > 0) counts.interrupted += 1;
+        seen.add(j.deliveryId);
+        dispatcher.submit({
+          deliveryId: j.deliveryId,
+          envelope,
+          receivedAt: j.receivedAt,
+          recovered: { earlierRuns: j.runs },
+        });
+      }
+      prune();
+      return counts;
+    },
+    stats: () => dispatcher.stats(),
+    /** Stops the dispatcher (see dispatcher.ts); what did not end stays unfinished in the journal. */
+    stop(graceMs: number) {
+      stopping = true;
+      return dispatcher.stop(graceMs);
+    },
+  };
+}
+
+export type Intake = ReturnType<typeof createIntake>;
+
+function parseEnvelope(json: string): Envelope | null {
+  try {
+    return JSON.parse(json) as Envelope;
+  } catch {
+    return null;
+  }
+}
