@@ -26,6 +26,8 @@ export interface AgentRecord {
   event: "start" | "end" | "grandchild" | "tools" | "ignored-term";
   t: number;
   pid: number;
+  /** The receiver that started the run (start records). */
+  ppid?: number;
   argv?: string[];
   env?: Record<string, string>;
   stdin?: string;
@@ -48,10 +50,12 @@ export function fakeAgentProgram(dir: string) {
     `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "test/fakes/fake-agent.ts")}' '${record}' "$@"\n`,
   );
   chmodSync(bin, 0o755);
+  // Only lines ended by a newline are read: an agent may be in the middle of appending the last one.
   const records = (): AgentRecord[] =>
     existsSync(record)
       ? readFileSync(record, "utf8")
           .split("\n")
+          .slice(0, -1)
           .filter((l) => l.trim() !== "")
           .map((l) => JSON.parse(l) as AgentRecord)
       : [];
