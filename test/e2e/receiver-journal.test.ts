@@ -54,7 +54,7 @@ function world() {
     const body = JSON.stringify(envelope);
     return fetch(`http://127.0.0.1:${port}/webhook`, {
       method: "POST",
-      headers: signedHeaders(SECRET, deliveryId, Math.floor(Date.now() / 1000), body),
+      headers: { ...signedHeaders(SECRET, deliveryId, Math.floor(Date.now() / 1000), body) },
       body,
     });
   };

@@ -91,7 +91,9 @@ describe("a restart on the same journal", () => {
     const before = first.agent.records().length;
 
     const second = receiverUnderTest({ dir: first.dir, noStart: true });
-    expect(second.journal.unfinished().map((j) => j.deliveryId)).toEqual(sent.map(([, t]) => ids.get(t)));
+    expect(second.journal.unfinished().map((j) => j.deliveryId)).toEqual(
+      sent.map(([, t]) => ids.get(t) as string),
+    );
     second.receiver.start();
     // A new delivery to channel A after the restart waits behind the recovered ones.
     expect((await second.deliver(envelopeOf({ channel_id: A, text: "a4 new" }))).status).toBe(204);
