@@ -1,10 +1,9 @@
 /**
- * `gw receiver`: the composition root of the webhook receiver (spec I). Requires GW_BEARER_TOKEN and
- * GW_WEBHOOK_SECRET (exit 2 naming the missing one) and an agent program that exists (exit 2 with how
- * to install Claude Code or set GW_RECEIVER_AGENT_BIN). Opens the journal (GW_RECEIVER_DB_PATH), listens
- * on GW_RECEIVER_BIND_HOST:PORT, then queues the journal's unfinished jobs; on SIGINT/SIGTERM it stops
+ * `gw receiver`: the composition root of the webhook receiver (spec I). Requires GW_BEARER_TOKEN,
+ * GW_WEBHOOK_SECRET and an agent program that exists (exit 2 naming what is missing). Opens the journal
+ * (GW_RECEIVER_DB_PATH), listens, then queues the journal's unfinished jobs; on SIGINT/SIGTERM it stops
  * accepting, lets running agents finish within SHUTDOWN_GRACE_MS, stops the rest (they stay unfinished
- * in the journal and run at the next start), logs them and closes the journal.
+ * in the journal and run at the next start) and closes the journal.
  */
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -45,6 +45,49 @@ const envelopeCheck = TypeCompiler.Compile(EnvelopeSchema);
 const errorResponse = (e: AppError) => Response.json(e.toEnvelope(), { status: e.status });
 const accepted = () => new Response(null, { status: 204 });
 
+function parseEnvelope(text: string): Envelope | AppError {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    return new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 });
+  }
+  if (envelopeCheck.Check(envelope)) return envelope as Envelope;
+  const first = envelopeCheck.Errors(envelope).First();
+  return new AppError(
+    "VALIDATION_FAILED",
+    "The body is not a message envelope.",
+    { field: first?.path.slice(1).replaceAll("/", ".") ?? "", problem: first?.message ?? "" },
+    { status: 400 },
+  );
+}
+
+/** Hands a valid delivery to the intake; 204 once it is journaled (or was already), else why not. */
+function enqueue(deps: ReceiverAppDeps, job: Job, text: string): Response {
+  const ids = { delivery_id: job.deliveryId, channel_id: job.envelope.channel_id };
+  let verdict: Accepted;
+  try {
+    verdict = deps.intake.accept(job, text);
+  } catch (err) {
+    deps.log.error({ ...ids, err: String(err) }, "delivery not journaled; answered 500 (the sender retries)");
+    return errorResponse(
+      new AppError("INTERNAL_ERROR", "The delivery could not be journaled; it was not accepted.", {}),
+    );
+  }
+  if (verdict === "busy") {
+    deps.log.warn(ids, "channel queue full; answered 503 (the sender retries)");
+    return errorResponse(
+      new AppError("RECEIVER_BUSY", "This channel's queue is full; try again later.", {
+        channel_id: job.envelope.channel_id,
+      }),
+    );
+  }
+  if (verdict === "stopping")
+    return errorResponse(new AppError("RECEIVER_BUSY", "The receiver is shutting down.", {}));
+  if (verdict === "duplicate") deps.log.info(ids, "delivery seen before; not run again");
+  return accepted();
+}
+
 export function createReceiverApp(deps: ReceiverAppDeps) {
   const startedAt = deps.clock.now();
 
@@ -68,52 +111,9 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
       return accepted();
     }
     const text = new TextDecoder().decode(body);
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(text);
-    } catch {
-      return errorResponse(new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 }));
-    }
-    if (!envelopeCheck.Check(envelope)) {
-      const first = envelopeCheck.Errors(envelope).First();
-      return errorResponse(
-        new AppError(
-          "VALIDATION_FAILED",
-          "The body is not a message envelope.",
-          { field: first?.path.slice(1).replaceAll("/", ".") ?? "", problem: first?.message ?? "" },
-          { status: 400 },
-        ),
-      );
-    }
-    return enqueue({ deliveryId, envelope: envelope as Envelope, receivedAt }, text);
-  };
-
-  const enqueue = (job: Job, text: string): Response => {
-    const ids = { delivery_id: job.deliveryId, channel_id: job.envelope.channel_id };
-    let verdict: Accepted;
-    try {
-      verdict = deps.intake.accept(job, text);
-    } catch (err) {
-      deps.log.error(
-        { ...ids, err: String(err) },
-        "delivery not journaled; answered 500 (the sender retries)",
-      );
-      return errorResponse(
-        new AppError("INTERNAL_ERROR", "The delivery could not be journaled; it was not accepted.", {}),
-      );
-    }
-    if (verdict === "busy") {
-      deps.log.warn(ids, "channel queue full; answered 503 (the sender retries)");
-      return errorResponse(
-        new AppError("RECEIVER_BUSY", "This channel's queue is full; try again later.", {
-          channel_id: job.envelope.channel_id,
-        }),
-      );
-    }
-    if (verdict === "stopping")
-      return errorResponse(new AppError("RECEIVER_BUSY", "The receiver is shutting down.", {}));
-    if (verdict === "duplicate") deps.log.info(ids, "delivery seen before; not run again");
-    return accepted();
+    const envelope = parseEnvelope(text);
+    if (envelope instanceof AppError) return errorResponse(envelope);
+    return enqueue(deps, { deliveryId, envelope, receivedAt }, text);
   };
 
   const route = async (req: Request): Promise<Response> => {

@@ -1,20 +1,19 @@
 /**
- * What the receiver keeps (issue 19.5): an accepted delivery is journaled (committed) before its 204,
- * then queued on its channel; `recover` queues the journal's unfinished jobs again at start, in
- * acceptance order, marked as interrupted. A job is finished when its run ends, whatever the agent's
- * exit code (also a timeout or a failed start); a run stopped by shutdown is not, so it runs again at
- * the next start, as do jobs still queued then. A job that has started MAX_RUNS runs without one ending
- * is given up at start (a guard against a crash loop). Finished jobs stay as seen ids for
- * SEEN_KEEP_MS, at most SEEN_KEEP_MAX of them; beyond `queueMax` waiting jobs a channel is busy.
+ * Accepted deliveries are journaled (committed) before the 204, then queued per channel; `recover` queues
+ * the unfinished ones again at start, in acceptance order, marked interrupted. A job is finished when its
+ * run ends, whatever the exit code (timeout and failed start included); a run stopped by shutdown is not,
+ * and runs again at the next start, like jobs still queued. MAX_RUNS interrupted runs give a job up.
  */
 import type { Envelope } from "../core/envelope.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { ReceiverJournal } from "../store/receiver-journal.ts";
 import type { RunOutcome } from "./agent-run.ts";
-import { createDispatcher, type Job } from "./dispatcher.ts";
+import { createDispatcher, type Dispatcher, type Job } from "./dispatcher.ts";
 import type { SeenSet } from "./seen-set.ts";
 
+/** Runs started on one job without any ending (each cut short by a stop or crash) before it is given up. */
 export const MAX_RUNS = 3;
+/** Finished jobs stay in the journal as seen delivery ids this long, and at most this many. */
 export const SEEN_KEEP_MS = 24 * 60 * 60 * 1000;
 export const SEEN_KEEP_MAX = 100_000;
 /** How often finished jobs are pruned after runs end (and once at start). */
@@ -36,40 +35,15 @@ export function createIntake(deps: IntakeDeps) {
   const { journal, seen, clock, log } = deps;
   let lastPrune = Number.NEGATIVE_INFINITY;
   let stopping = false;
-
   const prune = () => {
     lastPrune = clock.now();
     const removed = journal.prune({ before: lastPrune - SEEN_KEEP_MS, keep: SEEN_KEEP_MAX });
     if (removed > 0) log.debug({ removed }, "receiver journal pruned");
   };
-  const finish = (deliveryId: string, outcome: string) => {
-    try {
-      journal.markFinished(deliveryId, clock.now(), outcome);
-      if (clock.now() - lastPrune >= PRUNE_EVERY_MS) prune();
-    } catch (err) {
-      log.error(
-        { delivery_id: deliveryId, err: String(err) },
-        "the end of a run could not be journaled; it runs again at the next start",
-      );
-    }
-  };
-  const runJournaled = async (job: Job, signal: AbortSignal): Promise<void> => {
-    try {
-      journal.markStarted(job.deliveryId);
-    } catch (err) {
-      log.warn(
-        { delivery_id: job.deliveryId, err: String(err) },
-        "the start of a run could not be journaled",
-      );
-    }
-    let outcome: RunOutcome | "start-failed" = "start-failed";
-    try {
-      outcome = await deps.run(job, signal);
-    } finally {
-      if (outcome !== "stopped") finish(job.deliveryId, outcome);
-    }
-  };
-  const dispatcher = createDispatcher({ run: runJournaled, idleTtlMs: deps.idleTtlMs, log });
+  const run = journaledRun(deps, () => {
+    if (clock.now() - lastPrune >= PRUNE_EVERY_MS) prune();
+  });
+  const dispatcher = createDispatcher({ run, idleTtlMs: deps.idleTtlMs, log });
 
   return {
     dispatcher,
@@ -100,31 +74,8 @@ export function createIntake(deps: IntakeDeps) {
       return "accepted";
     },
     /** Queues the jobs a stop or crash left unfinished, in acceptance order; prunes. Call once, first. */
-    recover(): { queued: number; interrupted: number; givenUp: number } {
-      const counts = { queued: 0, interrupted: 0, givenUp: 0 };
-      for (const j of journal.unfinished()) {
-        const envelope = parseEnvelope(j.envelope);
-        if (j.runs >= MAX_RUNS || envelope === null) {
-          counts.givenUp += 1;
-          log.error(
-            { delivery_id: j.deliveryId, channel_id: j.channelId, runs: j.runs },
-            envelope === null
-              ? "journaled envelope unreadable; given up (its message stays unread at the service)"
-              : `${j.runs} runs interrupted; given up (its message stays unread at the service)`,
-          );
-          journal.markFinished(j.deliveryId, clock.now(), "given-up");
-          continue;
-        }
-        counts.queued += 1;
-        if (j.runs > 0) counts.interrupted += 1;
-        seen.add(j.deliveryId);
-        dispatcher.submit({
-          deliveryId: j.deliveryId,
-          envelope,
-          receivedAt: j.receivedAt,
-          recovered: { earlierRuns: j.runs },
-        });
-      }
+    recover() {
+      const counts = recoverJobs(deps, dispatcher);
       prune();
       return counts;
     },
@@ -135,6 +86,65 @@ export function createIntake(deps: IntakeDeps) {
       return dispatcher.stop(graceMs);
     },
   };
+}
+
+/** The agent run with its start counted and its end recorded (unless shutdown stopped it). */
+function journaledRun(deps: IntakeDeps, afterFinish: () => void) {
+  const { journal, clock, log } = deps;
+  return async (job: Job, signal: AbortSignal): Promise<void> => {
+    try {
+      journal.markStarted(job.deliveryId);
+    } catch (err) {
+      log.warn(
+        { delivery_id: job.deliveryId, err: String(err) },
+        "the start of a run could not be journaled",
+      );
+    }
+    let outcome: RunOutcome | "start-failed" = "start-failed";
+    try {
+      outcome = await deps.run(job, signal);
+    } finally {
+      if (outcome !== "stopped")
+        try {
+          journal.markFinished(job.deliveryId, clock.now(), outcome);
+          afterFinish();
+        } catch (err) {
+          log.error(
+            { delivery_id: job.deliveryId, err: String(err) },
+            "the end of a run could not be journaled; it runs again at the next start",
+          );
+        }
+    }
+  };
+}
+
+function recoverJobs(deps: IntakeDeps, dispatcher: Dispatcher) {
+  const { journal, seen, clock, log } = deps;
+  const counts = { queued: 0, interrupted: 0, givenUp: 0 };
+  for (const j of journal.unfinished()) {
+    const envelope = parseEnvelope(j.envelope);
+    if (j.runs >= MAX_RUNS || envelope === null) {
+      counts.givenUp += 1;
+      log.error(
+        { delivery_id: j.deliveryId, channel_id: j.channelId, runs: j.runs },
+        envelope === null
+          ? "journaled envelope unreadable; given up (its message stays unread at the service)"
+          : `${j.runs} runs interrupted; given up (its message stays unread at the service)`,
+      );
+      journal.markFinished(j.deliveryId, clock.now(), "given-up");
+      continue;
+    }
+    counts.queued += 1;
+    if (j.runs > 0) counts.interrupted += 1;
+    seen.add(j.deliveryId);
+    dispatcher.submit({
+      deliveryId: j.deliveryId,
+      envelope,
+      receivedAt: j.receivedAt,
+      recovered: { earlierRuns: j.runs },
+    });
+  }
+  return counts;
 }
 
 export type Intake = ReturnType<typeof createIntake>;
