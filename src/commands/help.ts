@@ -51,7 +51,11 @@ const DETAILS: Record<CommandName, string> = {
     "  claude -p --system-prompt <prompt> --mcp-config <private file> --strict-mcp-config",
     '    --no-session-persistence --tools "" --allowedTools mcp__gw__<the four tools>',
     "with the message on stdin and this program's `gw mcp` as its only tools.",
-    "SIGINT/SIGTERM: stop accepting, give running agents 10 s, log what did not run.",
+    "Each accepted delivery is journaled in GW_RECEIVER_DB_PATH (default <data dir>/receiver.db) before",
+    "its 204; after a crash or stop the next start runs the jobs whose run had not ended again, telling",
+    "the agent the earlier run was interrupted. Over GW_RECEIVER_QUEUE_MAX (1000) jobs waiting in a",
+    "channel: 503 RECEIVER_BUSY (gw serve retries).",
+    "SIGINT/SIGTERM: stop accepting, give running agents 10 s, stop the rest (they run at the next start).",
   ].join("\n"),
   mcp: [
     "Serves list_unread_messages, send_message, mark_read and get_message_context over stdio.",

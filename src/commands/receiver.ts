@@ -1,9 +1,10 @@
 /**
- * `gw receiver`: the composition root of the webhook receiver (spec I). Requires GW_BEARER_TOKEN and
- * GW_WEBHOOK_SECRET (exit 2 naming the missing one) and an agent program that exists (exit 2 with how
- * to install Claude Code or set GW_RECEIVER_AGENT_BIN). Listens on GW_RECEIVER_BIND_HOST:PORT; on
- * SIGINT/SIGTERM it stops accepting, lets running agents finish within SHUTDOWN_GRACE_MS, stops the rest
- * and logs the deliveries that did not run; a second signal or an unhandled error: lifecycle.ts.
+ * `gw receiver`: the composition root of the webhook receiver (spec I). Requires GW_BEARER_TOKEN,
+ * GW_WEBHOOK_SECRET and an agent program that exists (exit 2 naming what is missing). Opens the journal
+ * (GW_RECEIVER_DB_PATH), listens, then queues the journal's unfinished jobs; on SIGINT/SIGTERM it stops
+ * accepting, lets running agents finish within SHUTDOWN_GRACE_MS, stops the rest (they stay unfinished
+ * in the journal and run at the next start) and closes the journal; a second signal or an unhandled
+ * error: lifecycle.ts.
  */
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { bunServeOptions } from "../http/server-options.ts";
 import { createReceiver, DEFAULT_AGENT_ID } from "../receiver/receiver.ts";
+import { openReceiverJournal, type ReceiverJournal } from "../store/receiver-journal.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
 import { superviseProcess } from "./lifecycle.ts";
@@ -33,6 +35,15 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       EXIT_CONFIG,
     );
   const log = await loggerOf(config, ctx, "receiver");
+  let journal: ReceiverJournal;
+  try {
+    journal = openReceiverJournal(config.receiverDbPath);
+  } catch (err) {
+    throw new CommandError(
+      `gw receiver: cannot open its journal ${config.receiverDbPath} (${(err as Error).message}). ` +
+        "Fix its permissions or set GW_RECEIVER_DB_PATH to a writable file.",
+    );
+  }
   const receiver = createReceiver({
     config,
     env: ctx.env,
@@ -41,6 +52,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
     clock: systemClock,
     log,
     spawner: bunSpawner,
+    journal,
   });
 
   let server: ReturnType<typeof Bun.serve>;
@@ -53,6 +65,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       fetch: receiver.fetch,
     });
   } catch (err) {
+    journal.close();
     throw new CommandError(
       `gw receiver: cannot listen on ${config.receiverBindHost}:${config.receiverBindPort} (${(err as Error).message}). ` +
         "Is another receiver running? Set GW_RECEIVER_BIND_PORT to a free port.",
@@ -64,9 +77,13 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       agent: bin,
       agent_id: config.agentId ?? DEFAULT_AGENT_ID,
       dangerous: config.receiverDangerous,
+      journal: config.receiverDbPath,
     },
     `gw receiver listening on http://${config.receiverBindHost}:${server.port}/webhook`,
   );
+  // Before any request is served (they wait for this turn of the event loop), so recovered jobs come
+  // first in their channels.
+  receiver.start();
 
   const life = superviseProcess({
     events: process,
@@ -77,6 +94,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       log.info({}, "no new deliveries; running agents get a grace");
       await server.stop();
       await receiver.stop(SHUTDOWN_GRACE_MS);
+      journal.close();
     },
   });
   return await life.done;

@@ -360,6 +360,22 @@ export const SETTINGS = {
     fallback: value(10_000),
     parse: p.integer(1),
   }),
+  receiverDbPath: setting({
+    env: "GW_RECEIVER_DB_PATH",
+    faces: ["receiver"],
+    doc: "The receiver's journal of accepted deliveries (SQLite, created 0600): each is committed before its 204, and one whose run had not ended runs again at the next start; ended ones are kept 24 h as seen ids.",
+    defaultText: "`<data dir>/receiver.db`",
+    fallback: (d) => join(d.dataDir, "receiver.db"),
+    parse: p.path,
+  }),
+  receiverQueueMax: setting({
+    env: "GW_RECEIVER_QUEUE_MAX",
+    faces: ["receiver"],
+    doc: "Jobs waiting per channel in the receiver; beyond it a delivery gets 503 RECEIVER_BUSY, is not journaled, and the sender retries it.",
+    defaultText: "`1000`",
+    fallback: value(1000),
+    parse: p.integer(1),
+  }),
   serviceManager: setting<"launchd" | "systemd">({
     env: "GW_SERVICE_MANAGER",
     faces: ["service"],

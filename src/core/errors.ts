@@ -18,6 +18,9 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   /** Not in the spec's table: a path or method the API does not have (e.g. POST /typing). */
   NOT_FOUND: 404,
+  /** Not in the spec's table: the receiver cannot take a delivery now (its channel's queue is full, or
+   * it is stopping); nothing was kept, and the sender retries it as it does any 5xx. */
+  RECEIVER_BUSY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -5,7 +5,8 @@
  * its own process group under the time budget (the spawner stops the whole group on expiry or abort).
  * One log line per run: delivery, channel, wait and run times, exit code or signal; the agent's
  * output is logged at debug (it may quote message text), its stderr as a warning when it failed,
- * both capped at OUTPUT_LOG_CAP. Failures are logged, never returned to the sender.
+ * both capped at OUTPUT_LOG_CAP. Failures are logged, never returned to the sender; the run resolves
+ * to its RunOutcome, where `stopped` means the abort signal (shutdown) ended it.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,8 @@ import type { Job } from "./dispatcher.ts";
 export const OUTPUT_LOG_CAP = 8 * 1024;
 /** How long the agent's process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 5_000;
+
+export type RunOutcome = "done" | "failed" | "timed-out" | "stopped";
 
 export interface AgentRunDeps {
   agentBin: string;
@@ -53,7 +56,7 @@ export function createAgentRunner(deps: AgentRunDeps) {
   };
   const env = agentEnv(deps.env, deps.extraEnv, { baseUrl: deps.baseUrl, agentId: deps.agentId });
 
-  return async (job: Job, signal: AbortSignal): Promise<void> => {
+  return async (job: Job, signal: AbortSignal): Promise<RunOutcome> => {
     const dir = mkdtempSync(join(deps.tmpDir, "gw-agent-"));
     const configPath = join(dir, "mcp.json");
     try {
@@ -72,7 +75,7 @@ export function createAgentRunner(deps: AgentRunDeps) {
       });
       const startedAt = deps.clock.now();
       const r = await deps.spawner.run(argv, {
-        stdin: agentInput(job.deliveryId, job.envelope),
+        stdin: agentInput(job.deliveryId, job.envelope, job.recovered),
         timeoutMs: deps.timeoutMs,
         env,
         cwd: dir,
@@ -92,16 +95,20 @@ export function createAgentRunner(deps: AgentRunDeps) {
         { delivery_id: job.deliveryId, stdout: r.stdout.slice(0, OUTPUT_LOG_CAP) },
         "agent output",
       );
-      if (r.timedOut)
-        deps.log.warn(
-          line,
-          signal.aborted
-            ? "agent run stopped (shutting down)"
-            : "agent run passed its time budget and was stopped",
-        );
-      else if (r.exitCode !== 0)
+      if (r.timedOut && signal.aborted) {
+        deps.log.warn(line, "agent run stopped (shutting down)");
+        return "stopped";
+      }
+      if (r.timedOut) {
+        deps.log.warn(line, "agent run passed its time budget and was stopped");
+        return "timed-out";
+      }
+      if (r.exitCode !== 0) {
         deps.log.warn({ ...line, stderr: r.stderr.slice(0, OUTPUT_LOG_CAP) }, "agent run failed");
-      else deps.log.info(line, "agent run done");
+        return "failed";
+      }
+      deps.log.info(line, "agent run done");
+      return "done";
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

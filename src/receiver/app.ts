@@ -2,9 +2,11 @@
  * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
  * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order,
  * after a size check that reads nothing (413/411, http/body-limit.ts): raw bytes first; signature and
- * headers (verify.ts: 400 or 401, before any parsing); a delivery id seen before is answered 204 and not
- * run again; the envelope must parse and match the Envelope schema (else 400); then it goes to its
- * channel's worker and the answer is 204 at once, never after the agent. A verified test delivery
+ * headers (verify.ts: 400 or 401, before any parsing); a delivery id seen before (in memory or in the
+ * journal) is answered 204 and not run again; the envelope must parse and match the Envelope schema
+ * (else 400); then the intake journals it and queues it on its channel, and the answer is 204 once the
+ * journal row is committed, never after the agent (503 RECEIVER_BUSY when the channel's queue is full
+ * or the receiver is stopping, 500 when the journal cannot be written). A verified test delivery
  * (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs nothing. Every error body is the
  * spec's envelope; an answer that left the body unread closes the connection (http/server-options.ts).
  * `/healthz` needs no bearer and tells liveness and the worker counts.
@@ -17,14 +19,20 @@ import { pathOf } from "../http/agent-id.ts";
 import { bodySizeError } from "../http/body-limit.ts";
 import { bodyUnread } from "../http/server-options.ts";
 import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
-import type { Dispatcher } from "./dispatcher.ts";
-import type { SeenSet } from "./seen-set.ts";
+import type { Job } from "./dispatcher.ts";
+import type { Accepted } from "./intake.ts";
 import { verifyDelivery } from "./verify.ts";
+
+/** The part of intake.ts the HTTP face uses. */
+export interface ReceiverIntake {
+  seen(deliveryId: string): boolean;
+  accept(job: Job, envelopeJson: string): Accepted;
+  stats(): { workers: number; running: number; queued: number };
+}
 
 export interface ReceiverAppDeps {
   secret: string;
-  seen: SeenSet;
-  dispatcher: Dispatcher;
+  intake: ReceiverIntake;
   clock: Clock;
   log: Logger;
   version: string;
@@ -36,6 +44,49 @@ export const MAX_DELIVERY_BYTES = 4 * 1024 * 1024;
 const envelopeCheck = TypeCompiler.Compile(EnvelopeSchema);
 const errorResponse = (e: AppError) => Response.json(e.toEnvelope(), { status: e.status });
 const accepted = () => new Response(null, { status: 204 });
+
+function parseEnvelope(text: string): Envelope | AppError {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    return new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 });
+  }
+  if (envelopeCheck.Check(envelope)) return envelope as Envelope;
+  const first = envelopeCheck.Errors(envelope).First();
+  return new AppError(
+    "VALIDATION_FAILED",
+    "The body is not a message envelope.",
+    { field: first?.path.slice(1).replaceAll("/", ".") ?? "", problem: first?.message ?? "" },
+    { status: 400 },
+  );
+}
+
+/** Hands a valid delivery to the intake; 204 once it is journaled (or was already), else why not. */
+function enqueue(deps: ReceiverAppDeps, job: Job, text: string): Response {
+  const ids = { delivery_id: job.deliveryId, channel_id: job.envelope.channel_id };
+  let verdict: Accepted;
+  try {
+    verdict = deps.intake.accept(job, text);
+  } catch (err) {
+    deps.log.error({ ...ids, err: String(err) }, "delivery not journaled; answered 500 (the sender retries)");
+    return errorResponse(
+      new AppError("INTERNAL_ERROR", "The delivery could not be journaled; it was not accepted.", {}),
+    );
+  }
+  if (verdict === "busy") {
+    deps.log.warn(ids, "channel queue full; answered 503 (the sender retries)");
+    return errorResponse(
+      new AppError("RECEIVER_BUSY", "This channel's queue is full; try again later.", {
+        channel_id: job.envelope.channel_id,
+      }),
+    );
+  }
+  if (verdict === "stopping")
+    return errorResponse(new AppError("RECEIVER_BUSY", "The receiver is shutting down.", {}));
+  if (verdict === "duplicate") deps.log.info(ids, "delivery seen before; not run again");
+  return accepted();
+}
 
 export function createReceiverApp(deps: ReceiverAppDeps) {
   const startedAt = deps.clock.now();
@@ -55,33 +106,14 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
       deps.log.info({ delivery_id: deliveryId }, "signed test delivery (gw doctor) accepted; nothing to run");
       return accepted();
     }
-    if (deps.seen.has(deliveryId)) {
+    if (deps.intake.seen(deliveryId)) {
       deps.log.info({ delivery_id: deliveryId }, "delivery seen before; not run again");
       return accepted();
     }
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(new TextDecoder().decode(body));
-    } catch {
-      return errorResponse(new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 }));
-    }
-    if (!envelopeCheck.Check(envelope)) {
-      const first = envelopeCheck.Errors(envelope).First();
-      return errorResponse(
-        new AppError(
-          "VALIDATION_FAILED",
-          "The body is not a message envelope.",
-          { field: first?.path.slice(1).replaceAll("/", ".") ?? "", problem: first?.message ?? "" },
-          { status: 400 },
-        ),
-      );
-    }
-    if (!deps.dispatcher.submit({ deliveryId, envelope: envelope as Envelope, receivedAt }))
-      return errorResponse(
-        new AppError("INTERNAL_ERROR", "The receiver is shutting down.", {}, { status: 503 }),
-      );
-    deps.seen.add(deliveryId);
-    return accepted();
+    const text = new TextDecoder().decode(body);
+    const envelope = parseEnvelope(text);
+    if (envelope instanceof AppError) return errorResponse(envelope);
+    return enqueue(deps, { deliveryId, envelope, receivedAt }, text);
   };
 
   const route = async (req: Request): Promise<Response> => {
@@ -92,7 +124,7 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
         status: "ok",
         version: deps.version,
         uptime_s: Math.max(0, Math.floor((deps.clock.now() - startedAt) / 1000)),
-        ...deps.dispatcher.stats(),
+        ...deps.intake.stats(),
       });
     return errorResponse(
       new AppError(

@@ -12,6 +12,8 @@ export interface Job {
   envelope: Envelope;
   /** When the delivery was accepted (epoch ms). */
   receivedAt: number;
+  /** Set on a job taken back from the journal at start: how many runs had started on it before. */
+  recovered?: { earlierRuns: number };
 }
 
 export type RunJob = (job: Job, signal: AbortSignal) => Promise<void>;
@@ -63,6 +65,10 @@ export function createDispatcher(deps: { run: RunJob; idleTtlMs: number; log: Lo
       // start past the response (setImmediate) made the 204 ~1.5 ms sooner but the agent ~5 ms later.
       pump(channelId, w);
       return true;
+    },
+    /** Jobs of the channel waiting behind its running one. */
+    waiting(channelId: string): number {
+      return workers.get(channelId)?.queue.length ?? 0;
     },
     stats() {
       let running = 0;

@@ -1,22 +1,24 @@
 /**
  * Builds the webhook receiver from its configuration and ports (the model is service.ts): the
- * seen-delivery set, the per-channel dispatcher that runs the agent, and the HTTP handler. It does not
- * listen and installs no signal handlers: `gw receiver` does that. `stop` ends the dispatcher within a
- * grace and logs the deliveries that did not run (their messages stay unread at the service).
+ * seen-delivery set, the intake (journal + per-channel dispatcher that runs the agent) and the HTTP
+ * handler. It does not listen and installs no signal handlers: `gw receiver` does that, and calls
+ * `start` once it listens, which queues the journal's unfinished jobs before any new delivery. `stop`
+ * ends the dispatcher within a grace and logs the jobs that did not end: they run at the next start.
  */
 import type { Config } from "../config/settings.ts";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
+import type { ReceiverJournal } from "../store/receiver-journal.ts";
 import { VERSION } from "../version.ts";
 import { createAgentRunner, KILL_GRACE_MS } from "./agent-run.ts";
 import { createReceiverApp } from "./app.ts";
-import { createDispatcher } from "./dispatcher.ts";
+import { createIntake } from "./intake.ts";
 import { createSeenSet } from "./seen-set.ts";
 
 export const DEFAULT_AGENT_ID = "gw-receiver";
 
 export interface ReceiverPorts {
   config: Config;
-  /** The receiver's own environment: the agent gets an allowlisted part of it. */
+  /** The receiver's environment: the agent gets an allowlisted part of it. */
   env: Record<string, string | undefined>;
   /** How this program starts itself, for the agent's `gw mcp`. */
   self: readonly string[];
@@ -24,6 +26,8 @@ export interface ReceiverPorts {
   clock: Clock;
   log: Logger;
   spawner: Spawner;
+  /** The journal at GW_RECEIVER_DB_PATH (store/receiver-journal.ts); the caller closes it after `stop`. */
+  journal: ReceiverJournal;
   /** Between SIGTERM and SIGKILL of a stopped agent's process group; tests shorten it. */
   killGraceMs?: number;
 }
@@ -47,26 +51,49 @@ export function createReceiver(p: ReceiverPorts) {
     clock: p.clock,
     log,
   });
-  const dispatcher = createDispatcher({ run, idleTtlMs: config.receiverIdleWorkerTtlSeconds * 1000, log });
+  const intake = createIntake({
+    journal: p.journal,
+    seen: createSeenSet(config.receiverSeenCapacity),
+    run,
+    queueMax: config.receiverQueueMax,
+    idleTtlMs: config.receiverIdleWorkerTtlSeconds * 1000,
+    clock: p.clock,
+    log,
+  });
   const app = createReceiverApp({
     secret: config.webhookSecret as string,
-    seen: createSeenSet(config.receiverSeenCapacity),
-    dispatcher,
+    intake,
     clock: p.clock,
     log,
     version: VERSION,
   });
+  let started = false;
+  /** Queues the jobs a stop or crash left unfinished (once; the first delivery served calls it too). */
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    const r = intake.recover();
+    if (r.queued + r.givenUp > 0)
+      log.warn(
+        { queued: r.queued, interrupted: r.interrupted, given_up: r.givenUp },
+        "running again the deliveries accepted before the last stop that did not end",
+      );
+  };
   return {
-    fetch: app.fetch,
-    dispatcher,
+    fetch(req: Request): Promise<Response> {
+      start();
+      return app.fetch(req);
+    },
+    dispatcher: intake.dispatcher,
+    start,
     async stop(graceMs: number): Promise<void> {
-      const { notRun, stopped } = await dispatcher.stop(graceMs);
+      const { notRun, stopped } = await intake.stop(graceMs);
       for (const job of [...stopped, ...notRun])
         log.warn(
           { delivery_id: job.deliveryId, channel_id: job.envelope.channel_id, message_id: job.envelope.id },
           stopped.includes(job)
-            ? "stopped at shutdown; its message stays unread at the service"
-            : "not run before shutdown; its message stays unread at the service",
+            ? "stopped at shutdown; it runs again at the next start"
+            : "not run before shutdown; it runs at the next start",
         );
     },
   };

@@ -1,6 +1,7 @@
 /**
- * Opens the state database: creates its directory 0700 and the file 0600 before SQLite touches it
- * (so -wal/-shm inherit 0600), sets the pragmas every connection needs, and applies migrations.
+ * Opens the state database (and, with its own migrations, the receiver's journal): creates its
+ * directory 0700 and the file 0600 before SQLite touches it (so -wal/-shm inherit 0600), sets the
+ * pragmas every connection needs, and applies migrations.
  *
  * Durability choice: WAL + synchronous=FULL (+ fullfsync on macOS), so an acknowledged message
  * survives a power cut too, not only a process crash; at human message rates the cost is noise.
@@ -14,7 +15,15 @@ export const BUSY_TIMEOUT_MS = 5000;
 
 export class StoreVersionError extends Error {}
 
-export function openDatabase(path: string): Database {
+export interface Schema {
+  migrations: readonly string[];
+  /** What the file is, for the version error ("the state database"). */
+  name: string;
+}
+
+const STATE_SCHEMA: Schema = { migrations: MIGRATIONS, name: "the state database" };
+
+export function openDatabase(path: string, schema: Schema = STATE_SCHEMA): Database {
   if (path !== ":memory:") prepareFile(path);
   const db = new Database(path, { create: true, strict: true });
   db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -23,20 +32,21 @@ export function openDatabase(path: string): Database {
   db.run("PRAGMA fullfsync = ON");
   db.run("PRAGMA foreign_keys = ON");
   db.run("PRAGMA journal_size_limit = 67108864");
-  migrate(db);
+  migrate(db, schema);
   return db;
 }
 
-export function migrate(db: Database): void {
+export function migrate(db: Database, schema: Schema = STATE_SCHEMA): void {
+  const { migrations, name } = schema;
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (current > MIGRATIONS.length) {
+  if (current > migrations.length) {
     throw new StoreVersionError(
-      `the state database has schema version ${current}, newer than this gw knows (${MIGRATIONS.length}); upgrade gw`,
+      `${name} has schema version ${current}, newer than this gw knows (${migrations.length}); upgrade gw`,
     );
   }
-  for (let v = current; v < MIGRATIONS.length; v++) {
+  for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v] as string);
+      db.exec(migrations[v] as string);
       db.run(`PRAGMA user_version = ${v + 1}`);
     }).immediate();
   }

@@ -1,6 +1,6 @@
 /**
  * `bun run chaos [--long]`: kill -9 of gw serve at seeded instants (start-up, ingest bursts, webhook
- * delivery, sends in flight), SIGTERM under load and kill -9 of gw receiver mid-run, then the
+ * delivery, sends in flight), SIGTERM under load and kill -9 of gw receiver after its 204s, then the
  * invariants of reliability.md 8.4 (test/evidence/chaos/). Short mode: 30 cycles, as CI runs it in
  * test/e2e/chaos.test.ts; --long: 200 cycles, the compiled binary built for one of them. CHAOS_SEED
  * sets the seed. Prints progress and the summary line, rewrites the `crashes` section of
@@ -46,6 +46,8 @@ writeSection(
       `Summary: ${report.summary}.`,
       "",
       "Each kill is a SIGKILL of `gw serve` (from source; one cycle runs the compiled `dist/gw` when it is built) at a seeded delay inside its phase; the invariants after every kill are read from gw.db as the kill left it, and a clean run lets everything settle before the final checks. The sources themselves (chat.db, the fake Discord's history) are the record of what came in; the webhook receiver lives in the runner, checks every signature and dedupes by delivery id. Timers: webhook retries 20/40/60/80 ms, chat.db poll 50 ms. The seed fixes the schedule (phases, delays, bursts, markers), not the machine's timing.",
+      "",
+      "The receiver kills have a world of their own: `gw serve` on a chat.db pushes a friend's messages from two chats to a real `gw receiver` running the fake agent. Every round starts a new receiver (a new lifetime) on the same journal (GW_RECEIVER_DB_PATH), kills it once its 204s are in, and a last receiver, stopped with SIGTERM, lets everything end; the agent's own record (which receiver started each run, its preamble, whether it ended) is judged by test/evidence/chaos/receiver-checks.ts.",
       "",
       "Found and fixed by this run: kill -9 of `gw receiver` left the agent's process group running (src/core/spawn.ts now guards every run's group against the parent's death); a kill between copying an iMessage attachment and its chmod left a 0644 copy (src/connectors/device-messenger/attachments.ts now creates the copy 0600). A kill between re-hosting a file and storing its message left that file (0600, never served) in the attachment directory with no record: gw serve now deletes such files at start-up (src/attachments/sweeper.ts), and the settle run must leave none.",
     ],

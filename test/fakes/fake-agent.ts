@@ -1,11 +1,12 @@
 /**
  * A fake agent program for the receiver's tests, used as GW_RECEIVER_AGENT_BIN through a wrapper
  * (fakeAgentProgram) that passes a record file first. It appends JSON lines to that file: `start`
- * (argv as the receiver built it, environment, stdin, working directory, pid and process group, the MCP
- * config file and its mode), `grandchild` (pid), `tools` (what the gw tools answered) and `end`.
- * What it does comes from the message text on stdin, words separated by spaces:
+ * (argv as the receiver built it, environment, stdin, working directory, pid, parent pid (the receiver)
+ * and process group, the MCP config file and its mode), `grandchild` (pid), `tools` (what the gw tools
+ * answered) and `end`. What it does comes from the message text on stdin, words separated by spaces:
  *   sleep=<ms>    wait before ending          exit=<code>   end with that code
  *   grandchild    start a child that ignores SIGTERM and sleeps, then wait
+ *   hang-once     as grandchild, unless the preamble says an earlier run was interrupted: then end
  *   ignore-term   ignore SIGTERM itself
  *   callback      start the MCP server of its config (gw mcp) with the official MCP client, then
  *                 list_unread_messages, send_message("re: <text>") to the envelope's channel, mark_read
@@ -34,13 +35,16 @@ write("start", {
   env: process.env,
   stdin,
   cwd: process.cwd(),
+  ppid: process.ppid,
   pgid: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]),
   mcpConfig: JSON.parse(readFileSync(configPath, "utf8")),
   mcpConfigMode: statSync(configPath).mode & 0o777,
 });
 
+const rerun = stdin.slice(0, stdin.indexOf("{")).includes("interrupted");
+const hang = words.includes("grandchild") || (words.includes("hang-once") && !rerun);
 if (words.includes("ignore-term")) process.on("SIGTERM", () => write("ignored-term"));
-if (words.includes("grandchild")) {
+if (hang) {
   const child = Bun.spawn(["sh", "-c", "trap '' TERM; sleep 60"], {
     stdin: "ignore",
     stdout: "ignore",
@@ -67,6 +71,6 @@ if (words.includes("callback")) {
   await client.close();
 }
 const sleep = Number(arg("sleep") ?? 0);
-if (sleep > 0 || words.includes("grandchild")) await Bun.sleep(sleep || 60_000);
+if (sleep > 0 || hang) await Bun.sleep(sleep || 60_000);
 write("end");
 process.exit(Number(arg("exit") ?? 0));

@@ -1,7 +1,8 @@
 /**
  * The webhook receiver built as `gw receiver` builds it (createReceiver with the real spawner), with the
  * fake agent (test/fakes/fake-agent.ts) as GW_RECEIVER_AGENT_BIN, driven through its fetch handler with
- * deliveries signed exactly as gw serve signs them. Call it inside a test: it stops when the test ends.
+ * deliveries signed exactly as gw serve signs them, over a real journal in its folder (reuse the folder
+ * to restart on the same journal). Call it inside a test: it stops when the test ends.
  */
 import { afterAll } from "bun:test";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { createIdFactory } from "../../src/core/ids.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
 import { createReceiver } from "../../src/receiver/receiver.ts";
+import { openReceiverJournal } from "../../src/store/receiver-journal.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
 import { recordingLogger } from "./logger.ts";
 import { ROOT } from "./process.ts";
@@ -24,6 +26,8 @@ export interface AgentRecord {
   event: "start" | "end" | "grandchild" | "tools" | "ignored-term";
   t: number;
   pid: number;
+  /** The receiver that started the run (start records). */
+  ppid?: number;
   argv?: string[];
   env?: Record<string, string>;
   stdin?: string;
@@ -46,10 +50,12 @@ export function fakeAgentProgram(dir: string) {
     `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "test/fakes/fake-agent.ts")}' '${record}' "$@"\n`,
   );
   chmodSync(bin, 0o755);
+  // Only lines ended by a newline are read: an agent may be in the middle of appending the last one.
   const records = (): AgentRecord[] =>
     existsSync(record)
       ? readFileSync(record, "utf8")
           .split("\n")
+          .slice(0, -1)
           .filter((l) => l.trim() !== "")
           .map((l) => JSON.parse(l) as AgentRecord)
       : [];
@@ -75,8 +81,17 @@ export function envelopeOf(overrides: Partial<Envelope> = {}): Envelope {
   };
 }
 
-export function receiverUnderTest(opts: { env?: Record<string, string>; killGraceMs?: number } = {}) {
-  const dir = tempDir();
+export function receiverUnderTest(
+  opts: {
+    env?: Record<string, string>;
+    killGraceMs?: number;
+    /** Another receiver's folder: the same journal, prompt and agent record (a restart). */
+    dir?: string;
+    /** Leave `start` (the journal's recovery) to the test. */
+    noStart?: boolean;
+  } = {},
+) {
+  const dir = opts.dir ?? tempDir();
   const agent = fakeAgentProgram(dir);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -92,6 +107,7 @@ export function receiverUnderTest(opts: { env?: Record<string, string>; killGrac
   const loaded = loadConfig(env, host, ["bearerToken", "webhookSecret"]);
   if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
   const log = recordingLogger();
+  const journal = openReceiverJournal(loaded.config.receiverDbPath);
   const receiver = createReceiver({
     config: loaded.config,
     env,
@@ -100,9 +116,17 @@ export function receiverUnderTest(opts: { env?: Record<string, string>; killGrac
     clock: systemClock,
     log,
     spawner: bunSpawner,
+    journal,
     killGraceMs: opts.killGraceMs ?? 300,
   });
-  afterAll(() => receiver.stop(0));
+  if (!opts.noStart) receiver.start();
+  let closed: Promise<void> | null = null;
+  /** Stops the receiver within `graceMs` (as SIGTERM does) and closes its journal; once. */
+  const stop = (graceMs = 0) => {
+    closed ??= receiver.stop(graceMs).then(() => journal.close());
+    return closed;
+  };
+  afterAll(() => stop(0));
 
   /** POSTs an envelope as gw serve does (or with the given changes to its headers). */
   const deliver = (
@@ -132,5 +156,5 @@ export function receiverUnderTest(opts: { env?: Record<string, string>; killGrac
       running: number;
       queued: number;
     };
-  return { dir, env, log, receiver, agent, deliver, health, config: loaded.config };
+  return { dir, env, log, receiver, journal, stop, agent, deliver, health, config: loaded.config };
 }

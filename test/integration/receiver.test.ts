@@ -310,8 +310,10 @@ describe("workers and shutdown", () => {
     expect(performance.now() - t0).toBeLessThan(3_000);
     expect(isAlive(starts(r.agent.records())[0]?.pid as number)).toBe(false);
     const warned = r.log.entries.filter((e) => e.level === "warn").map((e) => e.msg);
-    expect(warned).toContain("stopped at shutdown; its message stays unread at the service");
-    expect(warned).toContain("not run before shutdown; its message stays unread at the service");
-    expect((await r.deliver(envelopeOf())).status).toBe(503);
+    expect(warned).toContain("stopped at shutdown; it runs again at the next start");
+    expect(warned).toContain("not run before shutdown; it runs at the next start");
+    const refused = await r.deliver(envelopeOf());
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: { code: "RECEIVER_BUSY", details: {} } });
   });
 });

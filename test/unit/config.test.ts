@@ -63,6 +63,8 @@ describe("defaults", () => {
       receiverDangerous: false,
       receiverAgentEnv: null,
       receiverSeenCapacity: 10000,
+      receiverDbPath: "/home/ann/.local/share/gw/receiver.db",
+      receiverQueueMax: 1000,
       serviceManager: "systemd",
     });
   });

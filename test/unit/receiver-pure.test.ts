@@ -1,6 +1,12 @@
 /** The receiver's pure parts: the seen set's bounds, delivery verification, the agent's command pieces. */
 import { describe, expect, test } from "bun:test";
-import { agentArgv, agentEnv, agentInput, mcpConfig } from "../../src/receiver/agent-command.ts";
+import {
+  agentArgv,
+  agentEnv,
+  agentInput,
+  CHECK_CONTEXT,
+  mcpConfig,
+} from "../../src/receiver/agent-command.ts";
 import { createSeenSet } from "../../src/receiver/seen-set.ts";
 import { TIMESTAMP_TOLERANCE_S, verifyDelivery } from "../../src/receiver/verify.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
@@ -74,6 +80,22 @@ describe("agent command pieces", () => {
     expect(argv.join(" ")).not.toContain("ignore previous");
     expect(input.indexOf("untrusted")).toBeLessThan(input.indexOf("ignore previous"));
     expect(input).toContain("d-9");
+  });
+  test("a job run again after a stop or crash says so in the preamble, before the envelope; a first run does not", () => {
+    const envelope = { text: "hi" } as never;
+    const first = agentInput("d-1", envelope);
+    const afterRun = agentInput("d-1", envelope, { earlierRuns: 1 });
+    const neverRan = agentInput("d-1", envelope, { earlierRuns: 0 });
+    expect(first).not.toContain("interrupted");
+    expect(first).not.toContain(CHECK_CONTEXT);
+    for (const input of [afterRun, neverRan]) {
+      expect(input.indexOf(CHECK_CONTEXT)).toBeGreaterThan(input.indexOf("untrusted"));
+      expect(input.indexOf(CHECK_CONTEXT)).toBeLessThan(input.indexOf("{"));
+      expect(input).toContain("interrupted");
+      expect(input.slice(input.indexOf("{"))).toBe(first.slice(first.indexOf("{")));
+    }
+    expect(afterRun).toContain("An earlier run on this message was interrupted");
+    expect(neverRan).toContain("before its run");
   });
   test("the environment is the allowlist plus the owner's names, nothing else", () => {
     const env = agentEnv(

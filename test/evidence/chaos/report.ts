@@ -189,10 +189,11 @@ export function evidenceRows(r: ReportCore): EvidenceRow[] {
   if (r.receiver) {
     const k = r.receiver;
     rows.push({
-      tried: "kill -9 of gw receiver mid-run (the agent started a grandchild that ignores SIGTERM)",
+      tried:
+        "kill -9 of gw receiver after its 204s: a run going in each of two chats (the agent started a grandchild that ignores SIGTERM), 0–2 accepted messages queued behind each",
       times: k.rounds,
-      held: `${k.orphans} agent processes alive 2 s later; ${k.stillUnread} of ${k.rounds} lost runs still unread at the service${k.problems.length ? ` — ${k.problems.slice(0, 3).join("; ")}` : ""}`,
-      ok: k.rounds > 0 && k.orphans === 0 && k.stillUnread === k.rounds,
+      held: `${k.orphans} agent processes alive 2 s later; ${k.accepted} accepted messages, ${k.ended} run to their end, ${k.rerun} runs by the receiver after a kill (each marked interrupted, in channel order); none run twice within one receiver lifetime, none again after its run ended${k.problems.length ? ` — ${k.problems.slice(0, 3).join("; ")}` : ""}`,
+      ok: k.rounds > 0 && k.orphans === 0 && k.problems.length === 0 && k.ended === k.accepted,
     });
   }
   for (const e of r.errors)
@@ -205,7 +206,7 @@ export function summaryLine(r: ReportCore): string {
   return [
     `${t.in} in, ${t.stored} stored, ${t.delivered} delivered, ${t.dead} dead, ${t.lost} lost, ${t.duplicateRows} duplicate rows, ${t.duplicateSends} duplicate sends`,
     `${r.cycles.length} kill cycles`,
-    `${r.receiver?.rounds ?? 0} receiver kills (${r.receiver?.orphans ?? 0} orphans)`,
+    `${r.receiver?.rounds ?? 0} receiver kills (${r.receiver?.orphans ?? 0} orphans, ${r.receiver?.accepted ?? 0} accepted, ${r.receiver?.ended ?? 0} run to their end)`,
     `${r.sigterm.length} SIGTERM${r.sigterm.length === 1 ? "" : "s"} under load (exit ${[...new Set(r.sigterm.map((x) => x.exitCode))].join("/") || "—"})`,
     `seed ${r.seed}`,
   ].join(", ");

@@ -22,6 +22,9 @@ import { createWorld } from "./world.ts";
 
 export type { ChaosReport };
 
+/** The receiver kills draw from their own stream of the seed, so their schedule does not depend on the cycles. */
+const RECEIVER_SEED_MIX = 0x52454356;
+
 export interface ChaosOptions {
   cycles: number;
   seed: number;
@@ -103,9 +106,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   }
   let receiver: ReceiverKillResult | null = null;
   try {
-    receiver = await receiverKill(o.receiverRounds);
+    receiver = await receiverKill(o.receiverRounds, createRng((o.seed ^ RECEIVER_SEED_MIX) >>> 0));
     log(
-      `receiver kills: ${receiver.rounds}, ${receiver.orphans} orphan(s), ${receiver.stillUnread} still unread`,
+      `receiver kills: ${receiver.rounds}, ${receiver.orphans} orphan(s), ${receiver.accepted} accepted, ${receiver.ended} run to their end (${receiver.rerun} after a restart)${receiver.problems.length ? ` — ${receiver.problems.slice(0, 3).join("; ")}` : ""}`,
     );
   } catch (err) {
     errors.push(`receiver kill: ${String(err)}`);

@@ -2,7 +2,7 @@
  * What every error answer must look like (spec "Errors", decisions.md): `{error: {code, message,
  * details}}` and nothing else, a documented code (the spec's table plus NOT_FOUND), and a status that
  * belongs to that code. VALIDATION_FAILED is 400 or 422 by the spec, and 413/411 for the request-size
- * rule (http/body-limit.ts); INTERNAL_ERROR 503 is the receiver shutting down. No answer ever carries
+ * rule (http/body-limit.ts); RECEIVER_BUSY 503 is the receiver's full queue or its shutdown. No answer ever carries
  * CORS headers (reliability.md §4).
  */
 
@@ -17,8 +17,9 @@ export const STATUSES_OF_CODE: Record<string, readonly number[]> = {
   ATTACHMENT_TOO_LARGE_FOR_PLATFORM: [413],
   PLATFORM_AUTH: [502],
   PLATFORM_SEND_FAILED: [502],
-  INTERNAL_ERROR: [500, 503],
+  INTERNAL_ERROR: [500],
   NOT_FOUND: [404],
+  RECEIVER_BUSY: [503],
 };
 
 /** The problem with one answer, or null when it is acceptable. `method` HEAD answers have no body. */

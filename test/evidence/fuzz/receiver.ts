@@ -1,6 +1,7 @@
 /**
  * Properties of the webhook receiver's HTTP face (createReceiverApp, as `gw receiver` builds it, with
- * an injected clock and a dispatcher that records what it is given): hostile requests never get a 5xx
+ * an injected clock, the real intake over an in-memory journal whose accepted jobs are recorded, and
+ * agent runs that end at once): hostile requests never get a 5xx
  * and every error is the envelope; a delivery signed as gw serve signs it is accepted once; any
  * single-bit flip in the body, X-GW-Signature, the delivery id or the timestamp is 401 and runs
  * nothing; a signed timestamp ±4 min from the receiver's clock is accepted, ±6 min is 401; and the two
@@ -9,8 +10,10 @@
 import fc from "fast-check";
 import type { Envelope } from "../../../src/core/envelope.ts";
 import { createReceiverApp } from "../../../src/receiver/app.ts";
-import type { Dispatcher, Job } from "../../../src/receiver/dispatcher.ts";
+import type { Job } from "../../../src/receiver/dispatcher.ts";
+import { createIntake } from "../../../src/receiver/intake.ts";
 import { createSeenSet } from "../../../src/receiver/seen-set.ts";
+import { openReceiverJournal } from "../../../src/store/receiver-journal.ts";
 import {
   gwSignature,
   signedHeaders,
@@ -28,21 +31,26 @@ const NOW_S = 1_800_000_000;
 export function receiverUnderTest(secret = SECRET) {
   let nowMs = NOW_S * 1000;
   const submitted: Job[] = [];
-  const dispatcher = {
-    submit: (job: Job) => {
-      submitted.push(job);
-      return true;
-    },
-    stats: () => ({ workers: 0, running: 0, queued: 0 }),
-  } as unknown as Dispatcher;
-  const app = createReceiverApp({
-    secret,
+  const clock = { now: () => nowMs };
+  const log = recordingLogger();
+  const intake = createIntake({
+    journal: openReceiverJournal(":memory:"),
     seen: createSeenSet(10_000),
-    dispatcher,
-    clock: { now: () => nowMs },
-    log: recordingLogger(),
-    version: "fuzz",
+    run: async () => "done",
+    queueMax: Number.MAX_SAFE_INTEGER,
+    idleTtlMs: 1,
+    clock,
+    log,
   });
+  const recording = {
+    ...intake,
+    accept(job: Job, envelopeJson: string) {
+      const verdict = intake.accept(job, envelopeJson);
+      if (verdict === "accepted") submitted.push(job);
+      return verdict;
+    },
+  };
+  const app = createReceiverApp({ secret, intake: recording, clock, log, version: "fuzz" });
   return {
     fetch: (r: Request) => app.fetch(r),
     submitted,
