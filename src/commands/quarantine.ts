@@ -5,14 +5,12 @@
  * a database that does not exist yet is not created). Names and previews are strangers' text: control
  * characters and bidirectional overrides are removed before they reach the terminal.
  */
-import { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
 import { SOURCES, type Source } from "../core/envelope.ts";
 import { formatTimestamp } from "../core/time.ts";
-import { createMessageStore, type QuarantinedSender } from "../store/messages.ts";
+import type { QuarantinedSender } from "../store/messages.ts";
 import { optionOf } from "./args.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_OK } from "./exit.ts";
-import { configOf } from "./setup.ts";
+import { configOf, readStore } from "./setup.ts";
 
 const USAGE = "usage: gw quarantine [--source device_messenger|community_chat] [--limit N] [--json]";
 const PREVIEW_CHARS = 60;
@@ -53,13 +51,12 @@ export async function quarantine(ctx: CommandContext): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1) throw new CommandError(USAGE, EXIT_CONFIG);
   const { dbPath } = configOf(ctx, { required: [] });
   let senders: QuarantinedSender[] = [];
-  if (existsSync(dbPath)) {
-    const db = new Database(dbPath, { readonly: true });
+  const store = readStore(dbPath);
+  if (store) {
     try {
-      db.run("PRAGMA busy_timeout = 5000");
-      senders = createMessageStore(db).quarantinedSenders(limit, (source as Source | undefined) ?? null);
+      senders = store.messages.quarantinedSenders(limit, (source as Source | undefined) ?? null);
     } finally {
-      db.close();
+      store.close();
     }
   }
   ctx.stdout.write(

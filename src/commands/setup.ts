@@ -1,11 +1,14 @@
 /**
  * What every command does first: read the host from the context, parse the configuration (warnings to
- * stderr; problems end the command with exit 2) and build the logger from it.
+ * stderr; problems end the command with exit 2), build the logger from it, and open the state database
+ * read-only for the commands that only look at it.
  */
 import { type Env, formatProblems, loadConfig, secretValues } from "../config/load.ts";
 import type { HostInfo } from "../config/paths.ts";
 import type { Config, SettingKey } from "../config/settings.ts";
 import { createLogger, type GwLogger } from "../log/logger.ts";
+import { StoreVersionError } from "../store/open.ts";
+import { openStoreReadOnly, type Store } from "../store/store.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
 
 export function hostOf(ctx: CommandContext, homeDir = ctx.homeDir): HostInfo {
@@ -33,4 +36,14 @@ export function loggerOf(config: Config, ctx: CommandContext, face?: "mcp" | "re
     stderr: ctx.stderr,
     ...(face ? { bindings: { face } } : {}),
   });
+}
+
+/** The state database read-only (null when there is none yet); a schema it cannot read ends the command. */
+export function readStore(dbPath: string): Store | null {
+  try {
+    return openStoreReadOnly(dbPath);
+  } catch (err) {
+    if (err instanceof StoreVersionError) throw new CommandError(`gw: ${err.message}`);
+    throw new CommandError(`gw: cannot read the state database ${dbPath}: ${(err as Error).message}`);
+  }
 }

@@ -3,12 +3,12 @@
  * iMessage reader kept with its cursor (rows held back as iCloud backfill, messages waiting for
  * attachments), and the allowlist. Nothing is created or written.
  */
-import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseAllowlist } from "../allowlist/parse.ts";
 import type { Config } from "../config/settings.ts";
 import { parseReaderState } from "../connectors/device-messenger/poller.ts";
+import { openStoreReadOnly } from "../store/store.ts";
 import { type Check, fail, ok, warn } from "./check.ts";
 
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -37,17 +37,21 @@ export function stateChecks(config: Config): Check[] {
 function readerNotes(dbPath: string): Check[] {
   let text: string | null = null;
   try {
-    const db = new Database(dbPath, { readonly: true });
+    const store = openStoreReadOnly(dbPath);
     try {
-      const row = db.query("SELECT state FROM connector_cursors WHERE source = 'device_messenger'").get() as {
-        state: string | null;
-      } | null;
-      text = row?.state ?? null;
+      text = store?.cursors.get("device_messenger")?.state ?? null;
     } finally {
-      db.close();
+      store?.close();
     }
-  } catch {
-    return [];
+  } catch (err) {
+    return [
+      warn(
+        "state-read",
+        `cannot read the state database: ${(err as Error).message}`,
+        "the iMessage reader's notes (backfill held back, attachments waiting) are not shown",
+        "run gw doctor again; if it persists, check the file with `gw serve` running",
+      ),
+    ];
   }
   const state = parseReaderState(text);
   const notes: Check[] = [];

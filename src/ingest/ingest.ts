@@ -167,25 +167,23 @@ export function createIngest(deps: IngestDeps): Ingest {
   };
 
   const run = (batch: IngestBatch): IngestOutcome[] =>
-    store.db
-      .transaction(() => {
-        const now = clock.now();
-        const allowlist = deps.allowlist();
-        seen.clear();
-        runEnd = null;
-        const outcomes = batch.messages.map((m) => {
-          if (m.source !== batch.source)
-            throw new Error(`batch for ${batch.source} holds a ${m.source} message`);
-          return storeOne(m, allowlist, now);
-        });
-        for (const c of seen.values()) store.channels.observeInbound(c, now);
-        if (batch.cursor !== null)
-          store.cursors.set(batch.source, batch.cursor, now, batch.cursorState ?? null);
-        if (batch.channelCursor)
-          store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
-        return outcomes;
-      })
-      .immediate();
+    store.transaction(() => {
+      const now = clock.now();
+      const allowlist = deps.allowlist();
+      seen.clear();
+      runEnd = null;
+      const outcomes = batch.messages.map((m) => {
+        if (m.source !== batch.source)
+          throw new Error(`batch for ${batch.source} holds a ${m.source} message`);
+        return storeOne(m, allowlist, now);
+      });
+      for (const c of seen.values()) store.channels.observeInbound(c, now);
+      if (batch.cursor !== null)
+        store.cursors.set(batch.source, batch.cursor, now, batch.cursorState ?? null);
+      if (batch.channelCursor)
+        store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
+      return outcomes;
+    });
 
   const discard = (messages: readonly NormalizedMessage[]) => {
     for (const m of messages) {

@@ -36,19 +36,47 @@ export function openDatabase(path: string, schema: Schema = STATE_SCHEMA): Datab
   return db;
 }
 
-export function migrate(db: Database, schema: Schema = STATE_SCHEMA): void {
-  const { migrations, name } = schema;
+/** The file's schema version; a version newer than this gw knows is refused. */
+function versionOf(db: Database, schema: Schema): number {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (current > migrations.length) {
+  if (current > schema.migrations.length) {
     throw new StoreVersionError(
-      `${name} has schema version ${current}, newer than this gw knows (${migrations.length}); upgrade gw`,
+      `${schema.name} has schema version ${current}, newer than this gw knows (${schema.migrations.length}); upgrade gw`,
     );
   }
+  return current;
+}
+
+export function migrate(db: Database, schema: Schema = STATE_SCHEMA): void {
+  const { migrations } = schema;
+  const current = versionOf(db, schema);
   for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {
       db.exec(migrations[v] as string);
       db.run(`PRAGMA user_version = ${v + 1}`);
     }).immediate();
+  }
+}
+
+/**
+ * Opens an existing state database read-only, for commands that only look (gw quarantine, gw webhooks
+ * list, gw doctor): null when the file does not exist (nothing is created), the store's busy timeout,
+ * and never a migration: a schema this gw does not match (newer, or older and not yet upgraded by
+ * gw serve) is refused with StoreVersionError.
+ */
+export function openDatabaseReadOnly(path: string, schema: Schema = STATE_SCHEMA): Database | null {
+  if (!existsSync(path)) return null;
+  const db = new Database(path, { readonly: true, strict: true });
+  try {
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (versionOf(db, schema) < schema.migrations.length)
+      throw new StoreVersionError(
+        `${schema.name} is from an older gw; start gw serve once so it upgrades it, then try again`,
+      );
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The state store: one SQLite connection and the per-table modules built on it. Opened once by the
- * composition root and passed down; `close()` checkpoints the WAL and closes the connection.
+ * composition root and passed down (operator commands that only read open it read-only); writes that
+ * belong together go through `transaction`; `close()` checkpoints the WAL and closes the connection.
  */
 import type { Database } from "bun:sqlite";
 import { createAttachmentStore } from "./attachments.ts";
@@ -10,10 +11,10 @@ import { createDeliveryStore } from "./deliveries.ts";
 import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
 import { createMessageStore } from "./messages.ts";
-import { openDatabase } from "./open.ts";
+import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
 
-export function createStore(db: Database) {
+export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
   return {
     db,
     messages: createMessageStore(db),
@@ -24,8 +25,12 @@ export function createStore(db: Database) {
     identities: createIdentityStore(db),
     idempotency: createIdempotencyStore(db),
     channels: createChannelStore(db),
+    /** Runs `work` in one IMMEDIATE transaction: all of its writes or none. */
+    transaction<T>(work: () => T): T {
+      return db.transaction(work).immediate();
+    },
     close(): void {
-      db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      if (!opts.readOnly) db.run("PRAGMA wal_checkpoint(TRUNCATE)");
       db.close();
     },
   };
@@ -35,4 +40,10 @@ export type Store = ReturnType<typeof createStore>;
 
 export function openStore(path: string): Store {
   return createStore(openDatabase(path));
+}
+
+/** The store of an existing state database, read-only (see openDatabaseReadOnly); null when none exists. */
+export function openStoreReadOnly(path: string): Store | null {
+  const db = openDatabaseReadOnly(path);
+  return db ? createStore(db, { readOnly: true }) : null;
 }

@@ -86,11 +86,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     const batch = finished.splice(0);
     if (batch.length === 0) return;
     try {
-      store.db
-        .transaction(() => {
-          for (const f of batch) store.deliveries.recordAttempt(f.row.id, f.fields, f.now);
-        })
-        .immediate();
+      store.transaction(() => {
+        for (const f of batch) store.deliveries.recordAttempt(f.row.id, f.fields, f.now);
+      });
     } catch (err) {
       // Not recorded: keep the outcomes and their slots (the rows stay due, so a free slot would post
       // them again at once) and record them later; if gw stops first, they are attempted again then.

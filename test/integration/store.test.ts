@@ -1,10 +1,15 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { openDatabase, StoreVersionError } from "../../src/store/open.ts";
-import { openStore } from "../../src/store/store.ts";
+import {
+  BUSY_TIMEOUT_MS,
+  openDatabase,
+  openDatabaseReadOnly,
+  StoreVersionError,
+} from "../../src/store/open.ts";
+import { openStore, openStoreReadOnly } from "../../src/store/store.ts";
 import { inbound, storeWithIngest } from "../helpers/messages.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -78,5 +83,50 @@ describe("opening the state database", () => {
     }
     expect(t.store.db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
     expect(t.store.db.query("PRAGMA foreign_key_check").all()).toEqual([]);
+  });
+});
+
+describe("opening the state database read-only (operator commands)", () => {
+  test("a missing file is none, and nothing is created", () => {
+    const dir = tempDir();
+    expect(openStoreReadOnly(join(dir, "gw.db"))).toBeNull();
+    expect(existsSync(join(dir, "gw.db"))).toBe(false);
+  });
+
+  test("reads what gw serve wrote, refuses to write, and sets the store's busy timeout", () => {
+    const path = join(tempDir(), "gw.db");
+    const writer = openStore(path);
+    writer.cursors.set("device_messenger", "42", 1, null);
+    const reader = openStoreReadOnly(path);
+    try {
+      expect(reader?.cursors.get("device_messenger")?.position).toBe("42");
+      expect(() => reader?.cursors.set("device_messenger", "43", 2, null)).toThrow(/readonly/i);
+      expect(writer.cursors.get("device_messenger")?.position).toBe("42");
+    } finally {
+      reader?.close();
+      writer.close();
+    }
+    const raw = openDatabaseReadOnly(path);
+    expect(raw?.query("PRAGMA busy_timeout").get()).toEqual({ timeout: BUSY_TIMEOUT_MS });
+    raw?.close();
+  });
+
+  test("never migrates: an older schema and a newer one are refused, the file left as it was", () => {
+    const older = join(tempDir(), "gw.db");
+    const db = new Database(older, { create: true });
+    db.run(MIGRATIONS[0] as string);
+    db.run("PRAGMA user_version = 1");
+    db.close();
+    expect(() => openStoreReadOnly(older)).toThrow(/older gw; start gw serve once/);
+    const check = new Database(older, { readonly: true });
+    expect(check.query("PRAGMA user_version").get()).toEqual({ user_version: 1 });
+    check.close();
+
+    const newer = join(tempDir(), "gw.db");
+    openStore(newer).close();
+    const bump = new Database(newer);
+    bump.run(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
+    bump.close();
+    expect(() => openStoreReadOnly(newer)).toThrow(StoreVersionError);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Platform SDKs stay inside their connector (architecture habit 2): discord.js is imported by exactly
  * one file, and that file is loaded only when the Discord connector starts (a dynamic import), so a
- * gw without a bot token never pays for discord.js. The receiver's journal SQL stays in src/store/.
+ * gw without a bot token never pays for discord.js. SQL stays in src/store/ (plus the iMessage reader of
+ * chat.db and the demo's writer), and nothing outside the store reaches its raw database handle.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -29,12 +30,20 @@ test("discord-link.ts is reached only through a dynamic import or type-only impo
   expect(dynamic.map((s) => s.file)).toEqual(["src/connectors/community-chat/connector.ts"]);
 });
 
-test("the receiver keeps its SQL in src/store/: nothing in src/receiver/ or its command imports bun:sqlite", () => {
-  const importers = sources.filter(
-    (s) =>
-      (s.file.startsWith("src/receiver/") || s.file === "src/commands/receiver.ts") &&
-      /from\s+["']bun:sqlite["']|import\(\s*["']bun:sqlite["']\s*\)/.test(s.text),
-  );
-  expect(importers.map((s) => s.file)).toEqual([]);
-  expect(sources.find((s) => s.file === "src/store/receiver-journal.ts")?.text).toContain("./open.ts");
+test("bun:sqlite is imported only by the store, the iMessage reader and the demo", () => {
+  const importers = sources
+    .filter((s) => /from\s+["']bun:sqlite["']|import\(\s*["']bun:sqlite["']\s*\)/.test(s.text))
+    .map((s) => s.file)
+    .filter(
+      (f) =>
+        !f.startsWith("src/store/") &&
+        !f.startsWith("src/demo/") &&
+        f !== "src/connectors/device-messenger/chat-db.ts",
+    );
+  expect(importers).toEqual([]);
+});
+
+test("no module outside src/store/ reaches the store's raw database handle", () => {
+  const reaching = sources.filter((s) => !s.file.startsWith("src/store/") && /\bstore\.db\b/.test(s.text));
+  expect(reaching.map((s) => s.file)).toEqual([]);
 });
