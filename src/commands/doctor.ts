@@ -22,11 +22,7 @@ export async function doctor(ctx: CommandContext): Promise<number> {
     allowlistCheck(config),
     ...(await imessageChecks(
       config,
-      {
-        platform: ctx.platform,
-        chatDbSet: ctx.env.GW_CHAT_DB_PATH !== undefined,
-        path: ctx.env.PATH ?? "/usr/bin:/bin",
-      },
+      { platform: ctx.platform, path: ctx.env.PATH ?? "/usr/bin:/bin" },
       bunSpawner,
     )),
     ...(await discordChecks(config, fetch)),

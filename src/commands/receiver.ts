@@ -9,9 +9,9 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute } from "node:path";
+import { bunServeOptions } from "../core/http-edge.ts";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
-import { bunServeOptions } from "../http/server-options.ts";
 import { createReceiver, DEFAULT_AGENT_ID } from "../receiver/receiver.ts";
 import { openReceiverJournal, type ReceiverJournal } from "../store/receiver-journal.ts";
 import { VERSION } from "../version.ts";

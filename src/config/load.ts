@@ -64,6 +64,7 @@ export function loadConfig(
     });
   }
 
+  values.deviceMessengerOn = host.platform === "darwin" || (env.GW_CHAT_DB_PATH ?? "") !== "";
   const warnings = unknownVariables(env);
   if (problems.length > 0) return { ok: false, problems, warnings };
   return { ok: true, config: values as Config, warnings };

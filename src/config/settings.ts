@@ -388,4 +388,7 @@ export const SETTINGS = {
 
 export type SettingKey = keyof typeof SETTINGS;
 type ValueOf<S> = S extends Setting<infer T> ? T : never;
-export type Config = { readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> };
+export type Config = { readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> } & {
+  /** Whether gw reads chat.db: on macOS, or anywhere GW_CHAT_DB_PATH is set (tests, the demo). */
+  readonly deviceMessengerOn: boolean;
+};

@@ -8,9 +8,8 @@
  * offers `restart`, which the process-level policy calls when one of them raises an unhandled error.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import type { Source } from "../core/envelope.ts";
+import type { ChannelType, Source } from "../core/envelope.ts";
 import type { Ingest } from "../ingest/ingest.ts";
-import type { ChannelRow } from "../store/channels.ts";
 
 /**
  * `ok` healthy; `disabled` not configured; `starting` not connected yet; `degraded` retrying on its
@@ -36,10 +35,18 @@ export interface OutgoingAttachment {
   checked?: { fd: number; size: number };
 }
 
+/** The channel a send goes to: gw's id for it, its kind, and the platform's own reference. */
+export interface ChannelRef {
+  id: string;
+  type: ChannelType;
+  /** The chat GUID (iMessage) or the channel's snowflake (Discord). */
+  platformRef: string;
+}
+
 export interface SendRequest {
   /** gw's id for this send (its outbound record's id); platforms that take a nonce derive it from this. */
   id: string;
-  channel: ChannelRow;
+  channel: ChannelRef;
   text: string;
   /** The message replied to, with the platform's id for it when known. */
   replyTo: { id: string; platformId: string | null } | null;

@@ -1,10 +1,11 @@
 /**
- * Which platform connectors `gw serve` runs (composition helper). The iMessage connector runs on
- * macOS, or anywhere GW_CHAT_DB_PATH is set explicitly (tests, the demo); the Discord connector runs
+ * Which platform connectors `gw serve` runs (composition helper). The iMessage connector runs when the
+ * configuration says so (macOS, or GW_CHAT_DB_PATH set: tests, the demo); the Discord connector runs
  * when GW_COMMUNITY_BOT_TOKEN is set (discord.js itself is loaded only when it starts).
  */
 import type { HostInfo } from "../config/paths.ts";
 import type { Config } from "../config/settings.ts";
+import { childEnv } from "../core/child-env.ts";
 import type { IdFactory } from "../core/ids.ts";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
@@ -12,14 +13,11 @@ import { type CommunityTuning, createCommunityChat } from "./community-chat/conn
 import type { ConnectorRegistry } from "./connector.ts";
 import { createDeviceMessenger } from "./device-messenger/connector.ts";
 
-/** Variables never handed to child programs such as osascript. */
-const SECRET_ENV = new Set(["GW_BEARER_TOKEN", "GW_WEBHOOK_SECRET", "GW_COMMUNITY_BOT_TOKEN"]);
-
-export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !SECRET_ENV.has(e[0])),
-  );
-}
+/**
+ * What osascript gets beyond the child allowlist: macOS's text encoding for CoreFoundation, and the
+ * Messages stand-in's own settings (GW_STANDIN_*: the demo's and the tests' Messages.app).
+ */
+export const OSASCRIPT_ENV = ["__CF_USER_TEXT_ENCODING", "GW_STANDIN_*"];
 
 export interface RegistryPorts {
   config: Config;
@@ -40,14 +38,14 @@ export interface RegistryPorts {
 export function buildConnectors(p: RegistryPorts) {
   return ({ store, ids }: { store: Store; ids: IdFactory }): ConnectorRegistry => {
     const registry: ConnectorRegistry = {};
-    if (p.host.platform === "darwin" || p.env.GW_CHAT_DB_PATH) {
+    if (p.config.deviceMessengerOn) {
       registry.device_messenger = createDeviceMessenger({
         chatDbPath: p.config.chatDbPath,
         pollIntervalMs: p.config.devicePollIntervalMs,
         watchFiles: p.watchFiles ?? true,
         osascriptPath: p.config.osascriptPath,
         ...(p.osascriptTimeoutMs ? { osascriptTimeoutMs: p.osascriptTimeoutMs } : {}),
-        osascriptEnv: childEnv(p.env),
+        osascriptEnv: childEnv(p.env, OSASCRIPT_ENV),
         attachmentDir: p.config.attachmentDir,
         attachmentMaxBytes: p.config.attachmentMaxBytes,
         backfillFenceMinutes: p.config.deviceBackfillFenceMinutes,

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseAllowlist } from "../allowlist/parse.ts";
 import type { Config } from "../config/settings.ts";
-import { parseReaderState } from "../connectors/device-messenger/poller.ts";
+import { parseReaderState } from "../connectors/device-messenger/reader-state.ts";
 import { openStoreReadOnly } from "../store/store.ts";
 import { type Check, fail, ok, warn } from "./check.ts";
 

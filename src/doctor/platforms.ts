@@ -16,10 +16,10 @@ const FULL_DISK_ACCESS =
 
 export async function imessageChecks(
   config: Config,
-  host: { platform: NodeJS.Platform; chatDbSet: boolean; path: string },
+  host: { platform: NodeJS.Platform; path: string },
   spawner: Spawner,
 ): Promise<Check[]> {
-  if (host.platform !== "darwin" && !host.chatDbSet)
+  if (!config.deviceMessengerOn)
     return [ok("imessage", "iMessage is off on this system (set GW_CHAT_DB_PATH to read a chat.db)")];
   const checks: Check[] = [];
   try {

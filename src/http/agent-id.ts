@@ -17,14 +17,6 @@ export function requiresAgentId(method: string, path: string): boolean {
   return /^\/messages\/[^/]+$/.test(p) && p !== "/messages/quarantine";
 }
 
-/** The path of a request URL, sliced as Elysia's router slices it (no URL object per request). */
-export function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const query = url.indexOf("?", start);
-  return url.slice(start, query < 0 ? undefined : query);
-}
-
 /** The agent id of a request that passed onRequest's check. */
 export const agentIdOf = (request: Request): string => request.headers.get("x-agent-id") ?? "";
 

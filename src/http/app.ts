@@ -3,18 +3,18 @@
  * `app.handle(new Request(...))` and `gw serve` adds `listen()`. Order on every request: the global
  * error mapper (registered first, so it covers every route), then in `onRequest` — before any body is
  * parsed or validated — the bearer check (401), on per-agent routes the X-Agent-ID check (400), and the
- * body size (413/411, body-limit.ts), then the route's schema validation, then the handler. No CORS headers are ever sent.
+ * body size (413/411, core/http-edge.ts), then the route's schema validation, then the handler. No CORS headers are ever sent.
  */
 import { type AnyElysia, Elysia } from "elysia";
 import { AppError } from "../core/errors.ts";
+import { bodySizeError, bodyUnread, bunServeOptions, pathOf } from "../core/http-edge.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { Arrivals } from "../ingest/arrivals.ts";
 import type { IdempotentRunner } from "../send/idempotency.ts";
 import type { SendMessage } from "../send/send-message.ts";
 import type { Store } from "../store/store.ts";
-import { pathOf, requiresAgentId } from "./agent-id.ts";
+import { requiresAgentId } from "./agent-id.ts";
 import { createBearerCheck } from "./auth.ts";
-import { bodySizeError } from "./body-limit.ts";
 import { docsRoutes } from "./docs.ts";
 import { toHttpError } from "./errors.ts";
 import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
@@ -22,7 +22,6 @@ import { attachmentRoutes } from "./routes/attachments.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { LONG_POLL_MAX_SECONDS } from "./schemas.ts";
-import { bodyUnread, bunServeOptions } from "./server-options.ts";
 
 export interface AppDeps {
   bearerToken: string;

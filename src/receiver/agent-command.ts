@@ -13,13 +13,11 @@
  * again after a stop or crash, saying so), never in argv. The child's environment is an allowlist;
  * gw's own secrets reach only the MCP server, through the config.
  */
+import { childEnv } from "../core/child-env.ts";
 import type { Envelope } from "../core/envelope.ts";
 
 export const GW_TOOLS = ["list_unread_messages", "get_message_context", "send_message", "mark_read"] as const;
 export const MCP_SERVER = "gw";
-
-/** Variables the agent gets from the receiver's environment when set (nothing else, ever). */
-export const AGENT_ENV_NAMES = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR"];
 
 export function mcpConfig(o: { self: readonly string[]; baseUrl: string; token: string; agentId: string }) {
   const [command, ...args] = o.self;
@@ -91,17 +89,16 @@ export function agentInput(
   ].join("\n");
 }
 
-/** The agent's whole environment: AGENT_ENV_NAMES and the owner's extra names, from `source`, plus gw's public ids. */
+/** The agent's whole environment: the child allowlist and the owner's extra names, from `source`, plus gw's public ids. */
 export function agentEnv(
   source: Record<string, string | undefined>,
   extraNames: readonly string[],
   gw: { baseUrl: string; agentId: string },
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of [...AGENT_ENV_NAMES, ...extraNames]) {
-    const value = source[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env = childEnv(
+    source,
+    extraNames.filter((n) => !n.endsWith("*")),
+  );
   env.GW_BASE_URL = gw.baseUrl;
   env.GW_AGENT_ID = gw.agentId;
   return env;

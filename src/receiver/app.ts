@@ -1,23 +1,21 @@
 /**
  * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
  * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order,
- * after a size check that reads nothing (413/411, http/body-limit.ts): raw bytes first; signature and
+ * after a size check that reads nothing (413/411, core/http-edge.ts): raw bytes first; signature and
  * headers (verify.ts: 400 or 401, before any parsing); a delivery id seen before (in memory or in the
  * journal) is answered 204 and not run again; the envelope must parse and match the Envelope schema
  * (else 400); then the intake journals it and queues it on its channel, and the answer is 204 once the
  * journal row is committed, never after the agent (503 RECEIVER_BUSY when the channel's queue is full
  * or the receiver is stopping, 500 when the journal cannot be written). A verified test delivery
  * (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs nothing. Every error body is the
- * spec's envelope; an answer that left the body unread closes the connection (http/server-options.ts).
+ * spec's envelope; an answer that left the body unread closes the connection (core/http-edge.ts).
  * `/healthz` needs no bearer and tells liveness and the worker counts.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
 import { AppError } from "../core/errors.ts";
+import { bodySizeError, bodyUnread, pathOf } from "../core/http-edge.ts";
 import type { Clock, Logger } from "../core/ports.ts";
-import { pathOf } from "../http/agent-id.ts";
-import { bodySizeError } from "../http/body-limit.ts";
-import { bodyUnread } from "../http/server-options.ts";
 import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
 import type { Job } from "./dispatcher.ts";
 import type { Accepted } from "./intake.ts";

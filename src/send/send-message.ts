@@ -142,7 +142,8 @@ export function createSendMessage(deps: SendDeps) {
         throw new AppError("PLATFORM_SEND_FAILED", `The ${source} connector is not running.`, { source });
       }
       const id = deps.newMessageId();
-      const result = await connector.send({ id, channel, text: input.text, replyTo, attachment });
+      const to = { id: channel.id, type: channel.channel_type, platformRef: channel.platform_ref };
+      const result = await connector.send({ id, channel: to, text: input.text, replyTo, attachment });
       const sentAtMs = deps.now();
       return () => {
         const record = deps.recordOutbound({

@@ -42,7 +42,7 @@ describe("sending", () => {
     expect(s.device.sends).toHaveLength(1);
     expect(s.device.sends[0]).toMatchObject({
       text: "hi there",
-      channel: { id: DM, platform_ref: "any;-;+15555550100" },
+      channel: { id: DM, type: "dm", platformRef: "any;-;+15555550100" },
       attachment: null,
     });
     expect(s.device.sends[0]?.replyTo?.id).toBe(s.seen);

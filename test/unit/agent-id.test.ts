@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { pathOf, requiresAgentId } from "../../src/http/agent-id.ts";
+import { pathOf } from "../../src/core/http-edge.ts";
+import { requiresAgentId } from "../../src/http/agent-id.ts";
 
 describe("requiresAgentId", () => {
   test.each([

@@ -40,6 +40,7 @@ describe("defaults", () => {
       communityCatchupMaxMessages: 200,
       communityCatchupMaxAgeHours: 24,
       communityLoginTimeoutMs: 30000,
+      deviceMessengerOn: false,
       chatDbPath: "/home/ann/Library/Messages/chat.db",
       devicePollIntervalMs: 1000,
       deviceBackfillFenceMinutes: 15,
@@ -80,8 +81,16 @@ describe("defaults", () => {
     expect(x.dbPath).toBe("/data/gw/gw.db");
   });
 
-  test("the test covers every setting in the table", () => {
-    expect(Object.keys(ok(TOKEN)).sort()).toEqual(Object.keys(SETTINGS).sort());
+  test("the test covers every setting in the table (and the one derived value)", () => {
+    expect(Object.keys(ok(TOKEN)).sort()).toEqual([...Object.keys(SETTINGS), "deviceMessengerOn"].sort());
+  });
+
+  test("iMessage is read on macOS, or wherever GW_CHAT_DB_PATH is set (an empty value is unset)", () => {
+    expect(ok(TOKEN).deviceMessengerOn).toBe(false);
+    expect(ok({ ...TOKEN, GW_CHAT_DB_PATH: "/x/chat.db" }).deviceMessengerOn).toBe(true);
+    expect(ok({ ...TOKEN, GW_CHAT_DB_PATH: "" }).deviceMessengerOn).toBe(false);
+    const mac = loadConfig(TOKEN, { platform: "darwin", homeDir: "/Users/ann", cwd: "/" });
+    expect(mac.ok && mac.config.deviceMessengerOn).toBe(true);
   });
 });
 

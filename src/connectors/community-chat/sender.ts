@@ -36,7 +36,7 @@ export function createSender(deps: SenderDeps) {
     const ids: string[] = [];
     for (const body of bodies) {
       try {
-        ids.push((await link.post(req.channel.platform_ref, body)).id);
+        ids.push((await link.post(req.channel.platformRef, body)).id);
       } catch (err) {
         if (isTokenRejection(err)) deps.onTokenRejected();
         const failure = sendFailure(err);
@@ -53,7 +53,7 @@ export function createSender(deps: SenderDeps) {
     return {
       platformId: ids[0] ?? null,
       sender: { id: bot?.id ?? "", displayName: bot?.name ?? "" },
-      raw: { channel_id: req.channel.platform_ref, message_ids: ids, parts: ids.length },
+      raw: { channel_id: req.channel.platformRef, message_ids: ids, parts: ids.length },
     };
   };
 }

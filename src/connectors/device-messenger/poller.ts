@@ -31,7 +31,8 @@ import {
   fileIdentity,
   openChatDb,
 } from "./chat-db.ts";
-import { type PendingEntry, planRead, type RowInput } from "./plan.ts";
+import { planRead, type RowInput } from "./plan.ts";
+import { EMPTY_STATE, parseReaderState, type ReaderState } from "./reader-state.ts";
 import { announcedAttachments, bodyText, channelOf, classifyRow, rawOf, rowText } from "./rows.ts";
 import { OWN_SENDER } from "./sender.ts";
 
@@ -62,34 +63,6 @@ export interface PollerDeps {
   ids: IdFactory;
   clock: Clock;
   log: Logger;
-}
-
-/** What the reader keeps with its cursor (connector_cursors.state). */
-export interface ReaderState {
-  highWater: number | null;
-  pending: PendingEntry[];
-  /** Rows fenced as iCloud backfill so far, and when the last one was. */
-  fenced: number;
-  fencedLastAt: number | null;
-}
-
-const EMPTY_STATE: ReaderState = { highWater: null, pending: [], fenced: 0, fencedLastAt: null };
-
-export function parseReaderState(text: string | null | undefined): ReaderState {
-  if (!text) return { ...EMPTY_STATE };
-  try {
-    const s = JSON.parse(text) as Partial<ReaderState>;
-    return {
-      highWater: typeof s.highWater === "number" ? s.highWater : null,
-      pending: Array.isArray(s.pending)
-        ? s.pending.filter((p) => Number.isInteger(p?.rowid) && typeof p?.since === "number")
-        : [],
-      fenced: typeof s.fenced === "number" ? s.fenced : 0,
-      fencedLastAt: typeof s.fencedLastAt === "number" ? s.fencedLastAt : null,
-    };
-  } catch {
-    return { ...EMPTY_STATE };
-  }
 }
 
 export interface PollerStatus {

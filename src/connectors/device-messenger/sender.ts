@@ -172,7 +172,7 @@ export function createSender(deps: SenderDeps) {
   const verify = async (req: SendRequest, text: string, fileName: string | null, after: number) => {
     const db = deps.chatDb();
     if (!db) return null;
-    const chatGuid = req.channel.platform_ref;
+    const chatGuid = req.channel.platformRef;
     const want = comparableText(text);
     const deadline = deps.clock.now() + VERIFY_DEADLINE_MS;
     for (;;) {
@@ -180,7 +180,7 @@ export function createSender(deps: SenderDeps) {
       for (const row of db.rowsAfter(after, 500)) {
         if (row.is_from_me !== 1) continue;
         if (row.chat_guid === null && want !== "" && (bodyText(row) ?? "").trim() === "") {
-          if (req.channel.channel_type === "group" || row.handle === req.channel.id) ghost = row.guid;
+          if (req.channel.type === "group" || row.handle === req.channel.id) ghost = row.guid;
           continue;
         }
         if (row.chat_guid !== chatGuid) continue;
@@ -200,7 +200,7 @@ export function createSender(deps: SenderDeps) {
   };
 
   return async (req: SendRequest): Promise<SendResult> => {
-    const chatGuid = req.channel.platform_ref;
+    const chatGuid = req.channel.platformRef;
     const before = deps.chatDb()?.maxRowid() ?? Number.MAX_SAFE_INTEGER;
     const calls: ScriptCall[] = [];
     if (req.text.trim() !== "" || !req.attachment) calls.push(textToChat(req.text, chatGuid));
@@ -209,7 +209,7 @@ export function createSender(deps: SenderDeps) {
 
     for (const call of calls) {
       let r = await run(call);
-      if (!r.ok && r.osaCode === -1728 && req.channel.channel_type === "dm" && call === calls[0] && !staged) {
+      if (!r.ok && r.osaCode === -1728 && req.channel.type === "dm" && call === calls[0] && !staged) {
         deps.log.warn(
           { channel_id: req.channel.id },
           "Messages did not find the chat id; retrying by participant",

@@ -9,8 +9,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
+import { pathOf } from "../../../src/core/http-edge.ts";
 import { createIdFactory } from "../../../src/core/ids.ts";
-import { pathOf } from "../../../src/http/agent-id.ts";
 import { answerProblem } from "./envelope.ts";
 import { apiService, DM } from "./harness.ts";
 import {

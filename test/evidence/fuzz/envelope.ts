@@ -2,7 +2,7 @@
  * What every error answer must look like (spec "Errors", decisions.md): `{error: {code, message,
  * details}}` and nothing else, a documented code (the spec's table plus NOT_FOUND), and a status that
  * belongs to that code. VALIDATION_FAILED is 400 or 422 by the spec, and 413/411 for the request-size
- * rule (http/body-limit.ts); RECEIVER_BUSY 503 is the receiver's full queue or its shutdown. No answer ever carries
+ * rule (core/http-edge.ts); RECEIVER_BUSY 503 is the receiver's full queue or its shutdown. No answer ever carries
  * CORS headers (reliability.md §4).
  */
 
