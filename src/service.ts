@@ -14,6 +14,7 @@ import type { HostInfo } from "./config/paths.ts";
 import type { Config } from "./config/settings.ts";
 import type { ConnectorRegistry } from "./connectors/connector.ts";
 import { type FaultOrigin, packageIn } from "./core/fault-origin.ts";
+import { hostPort } from "./core/http-edge.ts";
 import { createIdFactory, type IdFactory } from "./core/ids.ts";
 import type { Clock, Logger } from "./core/ports.ts";
 import { createApp } from "./http/app.ts";
@@ -48,7 +49,7 @@ export const LONG_POLL_MAX_WAITERS = 1000;
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function publicBaseUrl(host: string, port: number): string {
-  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return `http://${hostPort(host, port)}`;
 }
 
 export function createService(ports: ServicePorts) {

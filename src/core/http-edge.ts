@@ -11,6 +11,11 @@
 import { AppError } from "./errors.ts";
 import type { Logger } from "./ports.ts";
 
+/** `host:port` for a URL, an IPv6 address in brackets. */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /** The path of a request URL, sliced as Elysia's router slices it (no URL object per request). */
 export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);

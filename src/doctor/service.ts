@@ -5,31 +5,18 @@
  * PROBE_TIMEOUT_MS.
  */
 import type { Config } from "../config/settings.ts";
+import { hostPort } from "../core/http-edge.ts";
+import { healthUrl, probeHealth } from "../service-manager/health-probe.ts";
 import type { ServiceStatus } from "../service-manager/status.ts";
 import { pingDelivery } from "../webhooks/sign.ts";
 import { type Check, fail, ok, warn } from "./check.ts";
 
 export const PROBE_TIMEOUT_MS = 5_000;
 
-type Health = {
-  status?: string;
-  version?: string;
-  connectors?: Record<string, { state: string; detail: string }>;
-  webhooks?: { queue_depth: number; dead: number };
-};
-
-const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
-
 export async function runningServiceChecks(config: Config, fetcher: typeof fetch): Promise<Check[]> {
   const at = hostPort(config.bindHost, config.bindPort);
-  let health: Health | null = null;
-  try {
-    const res = await fetcher(`http://${at}/healthz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    health = (await res.json()) as Health;
-  } catch {
-    health = null;
-  }
-  if (!health?.connectors) {
+  const health = await probeHealth(healthUrl(config.bindHost, config.bindPort), fetcher, PROBE_TIMEOUT_MS);
+  if (!health.connectors) {
     if (portFree(config.bindHost, config.bindPort))
       return [
         warn(
@@ -49,14 +36,15 @@ export async function runningServiceChecks(config: Config, fetcher: typeof fetch
     ];
   }
   const checks = [ok("serve", `gw ${health.version ?? ""} is serving on ${at} (status ${health.status})`)];
-  for (const [name, c] of Object.entries(health.connectors)) {
+  for (const [name, state] of Object.entries(health.connectors)) {
     const id = `serve-${name}`;
-    const what = `running gw serve: ${name} is ${c.state}`;
-    if (c.state === "ok" || c.state === "disabled") checks.push(ok(id, what));
-    else if (c.state === "error") checks.push(fail(id, what, c.detail, "fix that, then restart gw serve"));
-    else checks.push(warn(id, what, c.detail, "wait a moment and run gw doctor again"));
+    const what = `running gw serve: ${name} is ${state}`;
+    const detail = health.details?.[name] ?? "";
+    if (state === "ok" || state === "disabled") checks.push(ok(id, what));
+    else if (state === "error") checks.push(fail(id, what, detail, "fix that, then restart gw serve"));
+    else checks.push(warn(id, what, detail, "wait a moment and run gw doctor again"));
   }
-  const dead = health.webhooks?.dead ?? 0;
+  const dead = health.deadWebhooks ?? 0;
   if (dead > 0)
     checks.push(
       warn(

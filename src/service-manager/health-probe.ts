@@ -3,6 +3,7 @@
  * (runner; the URL builder is pure). A wildcard bind address is asked on loopback. Never throws: a
  * refused connection or a timeout is `answered: false` with the reason.
  */
+import { hostPort } from "../core/http-edge.ts";
 
 export const HEALTH_TIMEOUT_MS = 2_000;
 
@@ -15,12 +16,16 @@ export interface HealthProbe {
   version: string | null;
   /** Connector name → state (ok, disabled, starting, degraded, error). */
   connectors: Record<string, string> | null;
+  /** Connector name → the one-sentence detail of its state. */
+  details: Record<string, string> | null;
+  /** Dead webhook deliveries, when the answer says. */
+  deadWebhooks: number | null;
   error: string | null;
 }
 
 export function healthUrl(host: string, port: number): string {
   const h = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  return `http://${h.includes(":") ? `[${h}]` : h}:${port}/healthz`;
+  return `http://${hostPort(h, port)}/healthz`;
 }
 
 export function healthOk(h: HealthProbe): boolean {
@@ -39,6 +44,8 @@ export async function probeHealth(
     status: null,
     version: null,
     connectors: null,
+    details: null,
+    deadWebhooks: null,
     error: null,
   };
   let res: Response;
@@ -60,17 +67,22 @@ export async function probeHealth(
     const body = (await res.json()) as {
       status?: unknown;
       version?: unknown;
-      connectors?: Record<string, { state?: unknown }>;
+      connectors?: Record<string, { state?: unknown; detail?: unknown }>;
+      webhooks?: { dead?: unknown };
     };
-    const connectors =
+    const each = (pick: (c: { state?: unknown; detail?: unknown }) => unknown) =>
       body.connectors && typeof body.connectors === "object"
-        ? Object.fromEntries(Object.entries(body.connectors).map(([k, v]) => [k, String(v?.state ?? "?")]))
+        ? Object.fromEntries(
+            Object.entries(body.connectors).map(([k, v]) => [k, String(pick(v ?? {}) ?? "?")]),
+          )
         : null;
     return {
       ...answered,
       status: typeof body.status === "string" ? body.status : null,
       version: typeof body.version === "string" ? body.version : null,
-      connectors,
+      connectors: each((c) => c.state),
+      details: each((c) => c.detail),
+      deadWebhooks: typeof body.webhooks?.dead === "number" ? body.webhooks.dead : null,
     };
   } catch {
     return { ...answered, error: "the answer is not gw's /healthz JSON" };

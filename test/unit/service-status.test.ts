@@ -109,6 +109,8 @@ describe("the verdict", () => {
       status: "ok",
       version: "0.1.0",
       connectors: { device_messenger: "ok" },
+      details: { device_messenger: "Up to date with chat.db." },
+      deadWebhooks: 0,
       error: null,
     },
     envFilePath: "/Users/ann/.config/gw/env",
