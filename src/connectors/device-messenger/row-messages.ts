@@ -1,0 +1,121 @@
+/**
+ * From chat.db rows to what the planner and ingest take (runner): a row's planner input (visible
+ * attachments, whether they are ready, whether it still waits for its chat join: at most
+ * NO_CHAT_WAIT_MS, then skipped with a warning) and the normalised message, its attachments copied into
+ * the store INBOUND_FILES_AT_ONCE at a time. Rows the cursor passed are forgotten (`forgetUpTo`), so the
+ * chat waits cannot grow. A date no timestamp can hold is stamped with the time it was read.
+ */
+import type { IdFactory } from "../../core/ids.ts";
+import type { Clock, Logger } from "../../core/ports.ts";
+import { createSlots } from "../../core/slots.ts";
+import type { NormalizedMessage } from "../../ingest/ingest.ts";
+import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
+import { attachmentState, stageAttachments } from "./attachments.ts";
+import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
+import type { RowInput } from "./plan.ts";
+import { announcedAttachments, bodyText, channelOf, classifyRow, rawOf, rowText } from "./rows.ts";
+import { OWN_SENDER } from "./sender.ts";
+
+export const NO_CHAT_WAIT_MS = 10_000;
+/** The instants an envelope timestamp can hold: 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z. */
+const FIRST_DATE_MS = -62_135_596_800_000;
+const LAST_DATE_MS = 253_402_300_799_999;
+
+export const representable = (ms: number): boolean =>
+  Number.isFinite(ms) && ms >= FIRST_DATE_MS && ms <= LAST_DATE_MS;
+
+export interface RowMessageDeps {
+  attachmentDir: string;
+  attachmentMaxBytes: number;
+  homeDir: string;
+  attachmentWaitMs: number;
+  ids: IdFactory;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createRowMessages(deps: RowMessageDeps) {
+  const { log } = deps;
+  /** Rows without a chat join yet, by ROWID: when the reader first saw them. */
+  const waitingForChat = new Map<number, number>();
+  const copySlot = createSlots(INBOUND_FILES_AT_ONCE);
+
+  /** Whether a fresh row without a chat should still hold the read for its join. */
+  const holdForChat = (row: ChatDbRow, attachments: number, text: string | null): boolean => {
+    if (classifyRow(row, attachments, text) !== "no_chat") {
+      waitingForChat.delete(row.rowid);
+      return false;
+    }
+    const first = waitingForChat.get(row.rowid) ?? deps.clock.now();
+    waitingForChat.set(row.rowid, first);
+    const hold = deps.clock.now() - first < NO_CHAT_WAIT_MS;
+    if (!hold) log.warn({ rowid: row.rowid, guid: row.guid }, "chat.db row never joined a chat; skipped");
+    return hold;
+  };
+
+  /** The planner's view of a row: its visible attachments, whether they are all ready, and the chat wait. */
+  const inputOf = (row: ChatDbRow, all: readonly ChatDbAttachment[], fresh: boolean): RowInput => {
+    const attachments = all.filter((a) => a.hide_attachment !== 1);
+    const raw = rowText(row);
+    const text = bodyText(row, raw);
+    const announced = announcedAttachments(raw);
+    const ready =
+      announced <= attachments.length &&
+      attachments.every((a) => {
+        const s = attachmentState(a, { maxBytes: deps.attachmentMaxBytes, homeDir: deps.homeDir });
+        return s === "ready" || "skip" in s;
+      });
+    const hold = fresh && holdForChat(row, Math.max(attachments.length, announced), text);
+    return { row, attachments, text, announced, ready, holdForChat: hold };
+  };
+
+  const toMessage = async (input: RowInput, late: boolean): Promise<NormalizedMessage | null> => {
+    const { row, attachments } = input;
+    const channel = channelOf(row);
+    if (!channel) return null;
+    if (late)
+      log.warn(
+        { rowid: row.rowid, guid: row.guid, waited_ms: deps.attachmentWaitMs },
+        "attachments still not ready; the message is delivered without them",
+      );
+    const own = row.is_from_me === 1;
+    const dated = representable(row.date_ms);
+    if (!dated)
+      log.warn(
+        { rowid: row.rowid, guid: row.guid, date: row.date_raw },
+        "chat.db row has a date no timestamp can hold; it is stamped with the time it was read",
+      );
+    return {
+      source: "device_messenger",
+      platformId: row.guid,
+      channel,
+      sender: own ? OWN_SENDER : { id: row.handle ?? "", displayName: row.handle ?? "" },
+      text: input.text ?? "",
+      replyToPlatformId: row.thread_originator_guid,
+      timestampMs: dated ? row.date_ms : deps.clock.now(),
+      attachments: await stageAttachments(attachments, {
+        dir: deps.attachmentDir,
+        maxBytes: deps.attachmentMaxBytes,
+        homeDir: deps.homeDir,
+        ids: deps.ids,
+        log,
+        messageGuid: row.guid,
+        slot: copySlot,
+      }),
+      raw: rawOf(row, attachments),
+      direction: own ? "outbound" : "inbound",
+    };
+  };
+
+  return {
+    inputOf,
+    toMessage,
+    /** Rows the cursor passed (delivered or skipped) are never looked at again. */
+    forgetUpTo(position: number): void {
+      for (const rowid of waitingForChat.keys()) if (rowid <= position) waitingForChat.delete(rowid);
+    },
+    waitingForChat: () => waitingForChat.size,
+  };
+}
+
+export type RowMessages = ReturnType<typeof createRowMessages>;
