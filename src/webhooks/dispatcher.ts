@@ -35,117 +35,136 @@ export interface DispatcherDeps {
   random: () => number;
 }
 
+type AttemptFields = Parameters<Store["deliveries"]["recordAttempt"]>[1];
+
+/** One POST of a delivery's signed envelope; a timeout or a connection failure is an error result. */
+async function post(deps: DispatcherDeps, row: DeliveryRow, body: string): Promise<AttemptResult> {
+  const headers = signedHeaders(deps.secret, row.id, Math.floor(deps.clock.now() / 1000), body);
+  try {
+    const res = await deps.fetch(deps.url, {
+      method: "POST",
+      headers: { ...headers },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(deps.timeoutMs),
+    });
+    await res.body?.cancel();
+    return { status: res.status };
+  } catch (err) {
+    const e = err as Error;
+    return {
+      error: e.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : e.message || String(err),
+    };
+  }
+}
+
+/** One attempt of a delivery: what to record (the next state from the schedule), logged. */
+async function attempt(deps: DispatcherDeps, row: DeliveryRow): Promise<AttemptFields> {
+  const { store, log } = deps;
+  const message = store.messages.get(row.message_id);
+  const attempts = row.attempt_count + 1;
+  if (!message) {
+    const error = "the message of this delivery is not in the store";
+    log.error({ delivery_id: row.id }, error);
+    return { status: "dead", attempts, nextAt: null, code: null, error };
+  }
+  const body = envelopeJson(message, store.attachments.forMessage(message.id), deps.publicBaseUrl);
+  const result = await post(deps, row, body);
+  const next = nextStep(attempts, result, deps.delaysMs, deps.random());
+  const outcome = { delivery_id: row.id, attempt: attempts, ...result, next: next.state };
+  if (next.state === "dead") log.warn(outcome, "webhook delivery dead-lettered; the message stays unread");
+  else if (next.state === "retry") log.info(outcome, "webhook attempt failed; will retry");
+  else log.debug(outcome, "webhook delivered");
+  return {
+    status: next.state === "retry" ? "pending" : next.state,
+    attempts,
+    nextAt: next.state === "retry" ? deps.clock.now() + next.delayMs : null,
+    code: "status" in result ? result.status : null,
+    error: "error" in result ? result.error : next.state === "dead" ? next.reason : null,
+  };
+}
+
+/**
+ * Records finished attempts: those that end in one event-loop turn in one transaction, then `recorded`
+ * frees their slots. When the store refuses (disk full) the outcomes are kept, their slots stay taken
+ * (the rows are still due, so a free slot would post them again at once), and recording is tried again
+ * every RECORD_RETRY_MS while `active()`.
+ */
+function createAttemptRecorder(
+  deps: DispatcherDeps,
+  recorded: (rows: DeliveryRow[]) => void,
+  active: () => boolean,
+) {
+  const finished: { row: DeliveryRow; fields: AttemptFields; now: number }[] = [];
+  let flushQueued = false;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  let failingSince: number | null = null;
+
+  const flush = (): void => {
+    flushQueued = false;
+    const batch = finished.splice(0);
+    if (batch.length === 0) return;
+    try {
+      deps.store.transaction(() => {
+        for (const f of batch) deps.store.deliveries.recordAttempt(f.row.id, f.fields, f.now);
+      });
+    } catch (err) {
+      const now = deps.clock.now();
+      if (failingSince === null || now - failingSince >= 60_000) {
+        failingSince = now;
+        deps.log.error(
+          { err: String(err), deliveries: batch.length, retry_ms: RECORD_RETRY_MS },
+          "webhook attempts could not be recorded; retrying",
+        );
+      }
+      finished.unshift(...batch);
+      if (active() && !retry)
+        retry = setTimeout(() => {
+          retry = null;
+          flush();
+        }, RECORD_RETRY_MS);
+      return;
+    }
+    failingSince = null;
+    recorded(batch.map((f) => f.row));
+  };
+
+  return {
+    add(row: DeliveryRow, fields: AttemptFields): void {
+      finished.push({ row, fields, now: deps.clock.now() });
+      if (!flushQueued) {
+        flushQueued = true;
+        setImmediate(flush);
+      }
+    },
+    /** Records what is left now (at stop; if the store still refuses, the attempts are made again later). */
+    flush,
+    stop(): void {
+      if (retry) clearTimeout(retry);
+    },
+  };
+}
+
 export function createDispatcher(deps: DispatcherDeps) {
   const { store, log } = deps;
   const inFlight = new Map<string, Promise<void>>();
   const busyChannels = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running = false;
-
-  const bodyOf = (row: DeliveryRow): string | null => {
-    const message = store.messages.get(row.message_id);
-    if (!message) return null;
-    return envelopeJson(message, store.attachments.forMessage(message.id), deps.publicBaseUrl);
-  };
-
-  const post = async (row: DeliveryRow, body: string): Promise<AttemptResult> => {
-    const headers = signedHeaders(deps.secret, row.id, Math.floor(deps.clock.now() / 1000), body);
-    try {
-      const res = await deps.fetch(deps.url, {
-        method: "POST",
-        headers: { ...headers },
-        body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(deps.timeoutMs),
-      });
-      await res.body?.cancel();
-      return { status: res.status };
-    } catch (err) {
-      const e = err as Error;
-      return {
-        error: e.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : e.message || String(err),
-      };
-    }
-  };
-
-  type Recorded = {
-    row: DeliveryRow;
-    fields: Parameters<Store["deliveries"]["recordAttempt"]>[1];
-    now: number;
-  };
-  const finished: Recorded[] = [];
-  let flushQueued = false;
-  let recordRetry: ReturnType<typeof setTimeout> | null = null;
-  let recordFailingSince: number | null = null;
   /** Due rows fetched but not started yet (their channel was busy, or no slot was free). */
   let queue: DeliveryRow[] = [];
 
-  /** Records every attempt that ended in this turn in one transaction, then frees their slots. */
-  const flush = (): void => {
-    flushQueued = false;
-    const batch = finished.splice(0);
-    if (batch.length === 0) return;
-    try {
-      store.transaction(() => {
-        for (const f of batch) store.deliveries.recordAttempt(f.row.id, f.fields, f.now);
-      });
-    } catch (err) {
-      // Not recorded: keep the outcomes and their slots (the rows stay due, so a free slot would post
-      // them again at once) and record them later; if gw stops first, they are attempted again then.
-      const now = deps.clock.now();
-      if (recordFailingSince === null || now - recordFailingSince >= 60_000) {
-        recordFailingSince = now;
-        log.error(
-          { err: String(err), deliveries: batch.length, retry_ms: RECORD_RETRY_MS },
-          "webhook attempts could not be recorded; retrying",
-        );
+  const recorder = createAttemptRecorder(
+    deps,
+    (rows) => {
+      for (const row of rows) {
+        inFlight.delete(row.id);
+        busyChannels.delete(row.channel_id);
       }
-      finished.unshift(...batch);
-      if (running && !recordRetry)
-        recordRetry = setTimeout(() => {
-          recordRetry = null;
-          flush();
-        }, RECORD_RETRY_MS);
-      return;
-    }
-    recordFailingSince = null;
-    for (const f of batch) {
-      inFlight.delete(f.row.id);
-      busyChannels.delete(f.row.channel_id);
-    }
-    pump();
-  };
-
-  const finish = (row: DeliveryRow, fields: Recorded["fields"]) => {
-    finished.push({ row, fields, now: deps.clock.now() });
-    if (!flushQueued) {
-      flushQueued = true;
-      setImmediate(flush);
-    }
-  };
-
-  const attempt = async (row: DeliveryRow): Promise<void> => {
-    const body = bodyOf(row);
-    const attempts = row.attempt_count + 1;
-    if (body === null) {
-      const error = "the message of this delivery is not in the store";
-      log.error({ delivery_id: row.id }, error);
-      return finish(row, { status: "dead", attempts, nextAt: null, code: null, error });
-    }
-    const result = await post(row, body);
-    const next = nextStep(attempts, result, deps.delaysMs, deps.random());
-    finish(row, {
-      status: next.state === "retry" ? "pending" : next.state,
-      attempts,
-      nextAt: next.state === "retry" ? deps.clock.now() + next.delayMs : null,
-      code: "status" in result ? result.status : null,
-      error: "error" in result ? result.error : next.state === "dead" ? next.reason : null,
-    });
-    const outcome = { delivery_id: row.id, attempt: attempts, ...result, next: next.state };
-    if (next.state === "dead") log.warn(outcome, "webhook delivery dead-lettered; the message stays unread");
-    else if (next.state === "retry") log.info(outcome, "webhook attempt failed; will retry");
-    else log.debug(outcome, "webhook delivered");
-  };
+      pump();
+    },
+    () => running,
+  );
 
   const schedule = () => {
     if (!running) return;
@@ -163,12 +182,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       busyChannels.add(row.channel_id);
       inFlight.set(
         row.id,
-        attempt(row).catch((err) => {
-          // Nothing recorded: free the slot; the row is still due and is tried again.
-          log.error({ err: String(err), delivery_id: row.id }, "webhook attempt failed");
-          inFlight.delete(row.id);
-          busyChannels.delete(row.channel_id);
-        }),
+        attempt(deps, row).then(
+          (fields) => recorder.add(row, fields),
+          (err) => {
+            // Nothing recorded: free the slot; the row is still due and is tried again.
+            log.error({ err: String(err), delivery_id: row.id }, "webhook attempt failed");
+            inFlight.delete(row.id);
+            busyChannels.delete(row.channel_id);
+          },
+        ),
       );
       started += 1;
       return false;
@@ -204,9 +226,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop(): Promise<void> {
       running = false;
       if (timer) clearTimeout(timer);
-      if (recordRetry) clearTimeout(recordRetry);
+      recorder.stop();
       await Promise.all(inFlight.values());
-      flush();
+      recorder.flush();
     },
     inFlight: () => inFlight.size,
   };
