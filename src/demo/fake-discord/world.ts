@@ -3,9 +3,42 @@
  * attachment files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes
  * (milliseconds since the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
  * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not.
+ * Channels carry `last_message_id` (the newest in their history); a guild has `@everyone` with
+ * Discord's default permissions and the bot's managed role, and GUILD_CREATE lists the bot's member.
+ * A channel's `access` for the bot becomes permission overwrites as a server admin would set them.
  */
 
 export const DISCORD_EPOCH = 1_420_070_400_000n;
+
+/** Permission bits (Discord docs, topics/permissions). */
+export const PERMISSION = {
+  ADD_REACTIONS: 1n << 6n,
+  VIEW_CHANNEL: 1n << 10n,
+  SEND_MESSAGES: 1n << 11n,
+  EMBED_LINKS: 1n << 14n,
+  ATTACH_FILES: 1n << 15n,
+  READ_MESSAGE_HISTORY: 1n << 16n,
+  CONNECT: 1n << 20n,
+} as const;
+/** What `@everyone` may do in a new server (a subset of Discord's defaults; enough for text). */
+const EVERYONE_PERMISSIONS =
+  PERMISSION.ADD_REACTIONS |
+  PERMISSION.VIEW_CHANNEL |
+  PERMISSION.SEND_MESSAGES |
+  PERMISSION.EMBED_LINKS |
+  PERMISSION.ATTACH_FILES |
+  PERMISSION.READ_MESSAGE_HISTORY |
+  PERMISSION.CONNECT;
+/** The bot's managed role: what its invite link asked for. */
+const BOT_ROLE_PERMISSIONS =
+  PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES | PERMISSION.READ_MESSAGE_HISTORY;
+
+/**
+ * What the bot may do in a guild channel (threads inherit their parent's): `open` (the default),
+ * `private` (hidden from @everyone, the bot's role let in), `hidden` (hidden from @everyone, the bot
+ * not let in), `no-history` (visible, but the bot's member may not read history).
+ */
+export type ChannelAccess = "open" | "private" | "hidden" | "no-history";
 
 export interface FakeUser {
   id: string;
@@ -44,13 +77,23 @@ export interface FakeMessageInput {
 
 export type Payload = Record<string, unknown>;
 
-interface Channel {
+export interface Channel {
   id: string;
   type: number;
   name?: string;
   guildId?: string;
   parentId?: string;
   recipient?: FakeUser;
+  /** Guild channels only (threads follow their parent); default `open`. */
+  access?: ChannelAccess;
+}
+
+export interface FakeGuild {
+  id: string;
+  name: string;
+  joinedAt: string;
+  /** The bot's managed role in this guild. */
+  botRoleId: string;
 }
 
 interface StoredFile {
@@ -58,6 +101,8 @@ interface StoredFile {
   contentType: string;
   expired: boolean;
 }
+
+const snowflakeMs = (id: string): number => Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
 
 export function createWorld(origin: () => string, botName = "gw-test-bot") {
   let last = 0n;
@@ -70,13 +115,16 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     return id.toString();
   };
   const users = new Map<string, FakeUser>();
-  const guilds = new Map<string, { id: string; name: string; joinedAt: string }>();
+  const guilds = new Map<string, FakeGuild>();
   const channels = new Map<string, Channel>();
   const history = new Map<string, Payload[]>();
   const files = new Map<string, StoredFile>();
   const application = { id: snowflake(), flags: 0 };
   const bot: FakeUser = { id: snowflake(), username: botName, global_name: null, bot: true };
   users.set(bot.id, bot);
+  /** Owns every guild (an owner has every permission, so it is not the bot). */
+  const owner: FakeUser = { id: snowflake(), username: "server-owner", global_name: null };
+  users.set(owner.id, owner);
 
   const userPayload = (u: FakeUser) => ({
     id: u.id,
@@ -87,12 +135,50 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     ...(u.bot ? { bot: true } : {}),
   });
 
+  const lastMessageId = (c: Channel): string | null =>
+    ((history.get(c.id) ?? []).at(-1)?.id as string | undefined) ?? null;
+
+  /** The bot's access in a guild channel; a thread has its parent's. */
+  const accessOf = (c: Channel): ChannelAccess => {
+    const parent = c.parentId ? channels.get(c.parentId) : undefined;
+    return (parent ?? c).access ?? "open";
+  };
+
+  const overwritesFor = (c: Channel): Payload[] => {
+    const guild = c.guildId ? guilds.get(c.guildId) : undefined;
+    if (!guild) return [];
+    const hideFromEveryone = {
+      id: guild.id,
+      type: 0,
+      allow: "0",
+      deny: String(PERMISSION.VIEW_CHANNEL),
+    };
+    switch (c.access ?? "open") {
+      case "open":
+        return [];
+      case "hidden":
+        return [hideFromEveryone];
+      case "private":
+        return [
+          hideFromEveryone,
+          {
+            id: guild.botRoleId,
+            type: 0,
+            allow: String(PERMISSION.VIEW_CHANNEL | PERMISSION.READ_MESSAGE_HISTORY),
+            deny: "0",
+          },
+        ];
+      case "no-history":
+        return [{ id: bot.id, type: 1, allow: "0", deny: String(PERMISSION.READ_MESSAGE_HISTORY) }];
+    }
+  };
+
   const channelPayload = (c: Channel): Payload =>
     c.type === 1
       ? {
           id: c.id,
           type: 1,
-          last_message_id: null,
+          last_message_id: lastMessageId(c),
           flags: 0,
           recipients: c.recipient ? [userPayload(c.recipient)] : [],
         }
@@ -101,9 +187,9 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
           type: c.type,
           name: c.name,
           guild_id: c.guildId,
-          position: 0,
-          permission_overwrites: [],
-          nsfw: false,
+          last_message_id: lastMessageId(c),
+          flags: 0,
+          rate_limit_per_user: 0,
           parent_id: c.parentId ?? null,
           ...(c.type === 11
             ? {
@@ -113,21 +199,36 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
                   auto_archive_duration: 1440,
                   locked: false,
                   archive_timestamp: new Date().toISOString(),
+                  create_timestamp: new Date(snowflakeMs(c.id)).toISOString(),
                 },
-                message_count: 0,
+                message_count: (history.get(c.id) ?? []).length,
+                total_message_sent: (history.get(c.id) ?? []).length,
                 member_count: 1,
               }
-            : { topic: null, last_message_id: null, rate_limit_per_user: 0 }),
+            : { position: 0, permission_overwrites: overwritesFor(c), nsfw: false, topic: null }),
         };
 
+  const role = (id: string, name: string, permissions: bigint, extra: Payload = {}): Payload => ({
+    id,
+    name,
+    permissions: String(permissions),
+    position: 0,
+    color: 0,
+    hoist: false,
+    managed: false,
+    mentionable: false,
+    flags: 0,
+    ...extra,
+  });
+
   const guildCreate = (guildId: string): Payload => {
-    const g = guilds.get(guildId) as { id: string; name: string; joinedAt: string };
+    const g = guilds.get(guildId) as FakeGuild;
     const own = [...channels.values()].filter((c) => c.guildId === guildId);
     return {
       id: g.id,
       name: g.name,
       icon: null,
-      owner_id: bot.id,
+      owner_id: owner.id,
       unavailable: false,
       member_count: 2,
       large: false,
@@ -136,21 +237,28 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
       emojis: [],
       stickers: [],
       roles: [
+        role(g.id, "@everyone", EVERYONE_PERMISSIONS),
+        role(g.botRoleId, bot.username, BOT_ROLE_PERMISSIONS, {
+          position: 1,
+          managed: true,
+          tags: { bot_id: bot.id },
+        }),
+      ],
+      channels: own.filter((c) => c.type !== 11).map((c) => ({ ...channelPayload(c), guild_id: undefined })),
+      // The active threads the bot can see (its own thread membership is not tracked).
+      threads: own.filter((c) => c.type === 11 && accessOf(c) !== "hidden").map(channelPayload),
+      // Without the presence intent Discord lists only the bot (and users in voice).
+      members: [
         {
-          id: g.id,
-          name: "@everyone",
-          permissions: "0",
-          position: 0,
-          color: 0,
-          hoist: false,
-          managed: false,
-          mentionable: false,
+          user: userPayload(bot),
+          nick: null,
+          roles: [g.botRoleId],
+          joined_at: g.joinedAt,
+          deaf: false,
+          mute: false,
           flags: 0,
         },
       ],
-      channels: own.filter((c) => c.type !== 11).map((c) => ({ ...channelPayload(c), guild_id: undefined })),
-      threads: own.filter((c) => c.type === 11).map(channelPayload),
-      members: [],
       presences: [],
       voice_states: [],
       stage_instances: [],
@@ -168,7 +276,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     channel_id: channel.id,
     author: userPayload(input.author),
     content: input.content,
-    timestamp: new Date(Number((BigInt(input.id) >> 22n) + DISCORD_EPOCH)).toISOString(),
+    timestamp: new Date(snowflakeMs(input.id)).toISOString(),
     edited_timestamp: null,
     tts: false,
     mention_everyone: false,
@@ -220,6 +328,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
   return {
     bot,
     application,
+    accessOf,
     snowflake,
     users,
     guilds,
