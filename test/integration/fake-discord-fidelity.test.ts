@@ -140,7 +140,8 @@ test("GUILD_CREATE: last message ids, and the bot's permissions per channel as d
   const noHistory = channel("no-history", "no-history");
   const quiet = channel("quiet");
   const hiddenThread = s.fake.thread(s.guild.id, hidden.id, { name: "secret plans" });
-  const last = (id: string) => s.fake.message(id, { author: s.ann, content: "x", dispatch: false }).id;
+  const last = (id: string) =>
+    s.fake.message(id, { author: s.ann, content: "x", dispatch: false }).id as string;
   const lastIds = {
     general: last(s.general.id),
     thread: last(s.thread.id),
@@ -203,10 +204,11 @@ test("opening a DM returns the existing channel with its last message id", async
 
 test("history pages newest first: no anchor, before, and after (the ones right after it)", async () => {
   const s = await setUp();
-  const ids = Array.from(
+  const made = Array.from(
     { length: 7 },
     (_, i) => s.fake.message(s.general.id, { author: s.ann, content: `m${i}`, dispatch: false }).id as string,
   );
+  const ids = (...at: number[]) => at.map((i) => made[i] as string);
   await s.login();
   const page = async (query: Record<string, string>) =>
     (
@@ -214,9 +216,9 @@ test("history pages newest first: no anchor, before, and after (the ones right a
         query: new URLSearchParams(query),
       })) as { id: string }[]
     ).map((m) => m.id);
-  const newestFirst = [...ids].reverse();
-  expect(await page({ limit: "3" })).toEqual(newestFirst.slice(0, 3));
-  expect(await page({ limit: "3", before: ids[4] as string })).toEqual([ids[3], ids[2], ids[1]]);
-  expect(await page({ limit: "3", after: ids[1] as string })).toEqual([ids[4], ids[3], ids[2]]);
-  expect(await page({ limit: "100", after: ids[5] as string })).toEqual([ids[6]]);
+  const [fourth, second, sixth] = ids(4, 1, 5) as [string, string, string];
+  expect(await page({ limit: "3" })).toEqual(ids(6, 5, 4));
+  expect(await page({ limit: "3", before: fourth })).toEqual(ids(3, 2, 1));
+  expect(await page({ limit: "3", after: second })).toEqual(ids(4, 3, 2));
+  expect(await page({ limit: "100", after: sixth })).toEqual(ids(6));
 });
