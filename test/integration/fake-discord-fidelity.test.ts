@@ -11,6 +11,7 @@ import { afterEach, expect, test } from "bun:test";
 import {
   Client,
   Events,
+  GatewayDispatchEvents,
   GatewayIntentBits,
   type GuildBasedChannel,
   type Message,
@@ -19,6 +20,7 @@ import {
   RateLimitError,
   Routes,
 } from "discord.js";
+import { readGuild } from "../../src/connectors/community-chat/guild-channels.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { waitFor } from "../helpers/process.ts";
 
@@ -148,6 +150,10 @@ test("GUILD_CREATE: last message ids, and the bot's permissions per channel as d
     priv: last(priv.id),
   };
   last(hidden.id);
+  let raw: unknown = null;
+  s.client.ws.on(GatewayDispatchEvents.GuildCreate, (d: unknown) => {
+    raw = d;
+  });
   await s.login();
   const me = s.client.guilds.cache.get(s.guild.id)?.members.me;
   expect(me?.id).toBe(s.fake.bot.id);
@@ -162,10 +168,19 @@ test("GUILD_CREATE: last message ids, and the bot's permissions per channel as d
   // discord.js leaves out Discord's implicit deny (no View Channel, no history): only the view bit tells.
   expect(can(hidden.id)[0]).toBe(false);
   expect(can(noHistory.id)).toEqual([true, false]);
-  // Discord lists only the threads the bot can see.
-  expect(s.client.channels.cache.has(hiddenThread.id)).toBe(false);
   const lastId = (id: string) =>
     (s.client.channels.cache.get(id) as { lastMessageId?: string | null })?.lastMessageId;
+  // Discord lists only the threads the bot can see.
+  expect(s.client.channels.cache.has(hiddenThread.id)).toBe(false);
+  // gw's own reading of the raw GUILD_CREATE (catch-up plans from it) agrees with discord.js.
+  const gwView = readGuild(raw, s.fake.bot.id)?.channels ?? [];
+  expect(gwView.map((c) => c.id).sort()).toEqual(
+    [s.general.id, s.thread.id, priv.id, hidden.id, noHistory.id, quiet.id].sort(),
+  );
+  for (const c of gwView) {
+    expect([c.id, c.readable]).toEqual([c.id, can(c.id).every((bit) => bit === true)]);
+    expect(c.lastMessageId).toBe(lastId(c.id) ?? null);
+  }
   expect(lastId(s.general.id)).toBe(lastIds.general);
   expect(lastId(s.thread.id)).toBe(lastIds.thread);
   expect(lastId(priv.id)).toBe(lastIds.priv);

@@ -1,0 +1,194 @@
+/**
+ * What each gateway session catches up (runner over catch-up-plan.ts). At READY of a new session it
+ * takes the known channels and the connected mark as they are, queues the known DMs (one history
+ * request each, as nothing tells whether they are quiet), and opens the DM of every allowlisted person
+ * (POST /users/@me/channels answers the existing one with its `last_message_id`). Each GUILD_CREATE of a
+ * guild listed in READY queues its readable channels and active threads that have something newer,
+ * before any later message of that guild; at shard ready the known guild channels no GUILD_CREATE
+ * accounted for are queued as before. A resumed session checks every known channel. DM opens that
+ * failed for a passing reason are retried every `retryMs`; the round stays open meanwhile, so the mark
+ * does not move. With no mark (first start) nothing gw has not stored is fetched.
+ */
+import type { Logger } from "../../core/ports.ts";
+import type { ChannelRow, ChannelStore } from "../../store/channels.ts";
+import { type CatchUpTask, knownTask, planDm, planGuild, startingMark } from "./catch-up-plan.ts";
+import type { CatchUpRunner } from "./catch-up-runner.ts";
+import { readGuild } from "./guild-channels.ts";
+import { CHANNEL_PREFIX } from "./mapping.ts";
+import { isTokenRejection } from "./platform-errors.ts";
+import { isSnowflake, snowflakeAt } from "./snowflake.ts";
+
+export interface SessionDeps {
+  channels: ChannelStore;
+  runner: CatchUpRunner;
+  /** The stored connected mark. */
+  mark: () => string | null;
+  /** The Discord user ids of the allowlisted community_chat senders, as the allowlist is now. */
+  dmRecipients: () => readonly string[];
+  openDm: (userId: string) => Promise<unknown>;
+  botId: () => string | null;
+  maxAgeMs: number;
+  enabled: boolean;
+  retryMs: number;
+  now: () => number;
+  log: Logger;
+  tokenRejected: () => void;
+  signal: AbortSignal;
+}
+
+interface Session {
+  known: Map<string, ChannelRow>;
+  since: string | null;
+  ageFloor: string;
+  guilds: Set<string>;
+  covered: Set<string>;
+  /** Released at shard ready, when every guild listed in READY has been planned or given up. */
+  planning: (() => void) | null;
+}
+
+/** A refusal that asking again will not change (4xx other than 429, which the REST client waits out). */
+const isRefusal = (err: unknown) => {
+  const e = err as { name?: string; status?: number } | null;
+  return (
+    typeof e?.name === "string" &&
+    e.name.startsWith("DiscordAPIError") &&
+    typeof e.status === "number" &&
+    e.status >= 400 &&
+    e.status < 500
+  );
+};
+
+export function createSessionCatchUp(d: SessionDeps) {
+  const log = d.log;
+  let session: Session | null = null;
+  /** Allowlisted people whose DM could not be opened yet, with the release of their hold. */
+  let failedDms: { users: string[]; release: () => void } | null = null;
+  let dmTimer: ReturnType<typeof setTimeout> | null = null;
+
+  const openDms = async (s: Session, users: readonly string[]): Promise<string[]> => {
+    const failed: string[] = [];
+    const tasks: CatchUpTask[] = [];
+    await Promise.all(
+      users.map((user) =>
+        d.runner
+          .withSlot(() => d.openDm(user))
+          .then((answer) => {
+            const plan = planDm({ answer, known: s.known, since: s.since, ageFloor: s.ageFloor });
+            if (plan.what === "fetch") tasks.push(plan.task);
+            else if (plan.what === "invalid")
+              log.warn({ user }, "opening a DM gave no DM channel; not caught up");
+          })
+          .catch((err) => {
+            if (isTokenRejection(err)) d.tokenRejected();
+            else if (isRefusal(err))
+              log.warn({ user, err: String(err) }, "Discord refused to open the DM of an allowlisted person");
+            else failed.push(user);
+          }),
+      ),
+    );
+    if (session === s) d.runner.run(tasks, "new");
+    return failed;
+  };
+
+  const retryDms = (s: Session, users: readonly string[], release: () => void) => {
+    void openDms(s, users).then((failed) => {
+      if (failed.length === 0 || d.signal.aborted || session !== s) {
+        failedDms = null;
+        return release();
+      }
+      log.warn(
+        { users: failed.length, retry_in_ms: d.retryMs },
+        "could not open the DMs of allowlisted people; retrying",
+      );
+      failedDms = { users: failed, release };
+      dmTimer = setTimeout(() => retryDms(s, failed, release), d.retryMs);
+    });
+  };
+
+  const dropSession = () => {
+    session?.planning?.();
+    if (dmTimer) clearTimeout(dmTimer);
+    dmTimer = null;
+    failedDms?.release();
+    failedDms = null;
+    session = null;
+  };
+
+  return {
+    /** At READY (new, with the guild ids it lists) or RESUMED, before any later dispatch. */
+    onSession(how: "new" | "resumed", guildIds: readonly string[] = []): void {
+      if (!d.enabled || d.signal.aborted) return;
+      const rows = d.channels.ofSource("community_chat");
+      if (how === "resumed") {
+        d.runner.run(
+          rows.flatMap((r) => knownTask(r) ?? []),
+          "resumed",
+        );
+        return;
+      }
+      dropSession();
+      const s: Session = {
+        known: new Map(rows.map((r) => [r.id, r])),
+        since: startingMark(d.mark(), rows),
+        ageFloor: snowflakeAt(d.now() - d.maxAgeMs),
+        guilds: new Set(guildIds),
+        covered: new Set(),
+        planning: d.runner.hold("new"),
+      };
+      session = s;
+      d.runner.run(
+        rows.filter((r) => r.id.startsWith(CHANNEL_PREFIX.dm)).flatMap((r) => knownTask(r) ?? []),
+        "new",
+      );
+      if (s.since === null) {
+        log.info({}, "first start: Discord history from before gw ran is not imported");
+        return;
+      }
+      const bot = d.botId();
+      const users = [...new Set(d.dmRecipients())].filter((u) => isSnowflake(u) && u !== bot);
+      if (users.length > 0) retryDms(s, users, d.runner.hold("new"));
+    },
+
+    /** A GUILD_CREATE payload, before discord.js or any later dispatch of that guild. */
+    onGuild(payload: unknown): void {
+      const s = session;
+      const bot = d.botId();
+      if (!s || !bot || d.signal.aborted) return;
+      const guild = readGuild(payload, bot);
+      if (!guild || !s.guilds.has(guild.guildId)) return;
+      const plan = planGuild({
+        channels: guild.channels,
+        known: s.known,
+        since: s.since,
+        ageFloor: s.ageFloor,
+      });
+      for (const id of plan.covered) s.covered.add(id);
+      log.info(
+        { guild: guild.guildId, channels: plan.tasks.length, quiet: plan.quiet, unreadable: plan.unreadable },
+        "Discord guild: channels with something new queued for catch-up",
+      );
+      d.runner.run(plan.tasks, "new");
+    },
+
+    /** The shard is ready (after its guilds, or resumed): known guild channels left are queued. */
+    onReady(): void {
+      const s = session;
+      if (!s?.planning) return;
+      const left = [...s.known.values()].filter(
+        (r) => r.id.startsWith(CHANNEL_PREFIX.channel) && !s.covered.has(r.id),
+      );
+      d.runner.run(
+        left.flatMap((r) => knownTask(r) ?? []),
+        "new",
+      );
+      s.planning();
+      s.planning = null;
+    },
+
+    /** People whose DM could not be opened yet. */
+    behind: () => failedDms?.users.length ?? 0,
+    stop: dropSession,
+  };
+}
+
+export type SessionCatchUp = ReturnType<typeof createSessionCatchUp>;

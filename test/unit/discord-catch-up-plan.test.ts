@@ -1,0 +1,349 @@
+/**
+ * The pure parts of Discord catch-up: reading a GUILD_CREATE (readable channels and threads, by
+ * Discord's permission rules), choosing what to fetch and from where, and the connected mark.
+ */
+import { describe, expect, test } from "bun:test";
+import {
+  knownTask,
+  planDm,
+  planGuild,
+  startingMark,
+} from "../../src/connectors/community-chat/catch-up-plan.ts";
+import { nextMark } from "../../src/connectors/community-chat/connected-mark.ts";
+import { readGuild } from "../../src/connectors/community-chat/guild-channels.ts";
+import { snowflakeAt, snowflakeTime } from "../../src/connectors/community-chat/snowflake.ts";
+import type { ChannelRow } from "../../src/store/channels.ts";
+
+const NOW = Date.UTC(2026, 10, 24, 12);
+const HOUR = 3_600_000;
+const GUILD = "900000000000000001";
+const BOT = "900000000000000002";
+const BOT_ROLE = "900000000000000003";
+const MOD_ROLE = "900000000000000004";
+const VIEW = 1n << 10n;
+const HISTORY = 1n << 16n;
+const CONNECT = 1n << 20n;
+const ADMIN = 1n << 3n;
+const str = (n: bigint) => String(n);
+/** Channel ids 910000000000000001… */
+const ch = (n: number) => String(910000000000000000n + BigInt(n));
+
+function guild(
+  over: {
+    everyone?: bigint;
+    botRole?: bigint;
+    ownerId?: string;
+    memberRoles?: string[];
+    channels?: unknown[];
+    threads?: unknown[];
+    members?: unknown[];
+  } = {},
+) {
+  return {
+    id: GUILD,
+    owner_id: over.ownerId ?? "900000000000000009",
+    roles: [
+      { id: GUILD, permissions: str(over.everyone ?? VIEW | HISTORY) },
+      { id: BOT_ROLE, permissions: str(over.botRole ?? 0n) },
+      { id: MOD_ROLE, permissions: str(ADMIN) },
+    ],
+    members: over.members ?? [{ user: { id: BOT }, roles: over.memberRoles ?? [BOT_ROLE] }],
+    channels: over.channels ?? [],
+    threads: over.threads ?? [],
+  };
+}
+const text = (n: number, overwrites: object[] = [], extra: object = {}) => ({
+  id: ch(n),
+  type: 0,
+  last_message_id: ch(1000 + n),
+  permission_overwrites: overwrites,
+  ...extra,
+});
+const ow = (id: string, allow: bigint, deny: bigint) => ({ id, type: 0, allow: str(allow), deny: str(deny) });
+const readable = (payload: unknown) =>
+  Object.fromEntries((readGuild(payload, BOT)?.channels ?? []).map((c) => [c.id, c.readable]));
+
+describe("readGuild", () => {
+  test("base permissions come from @everyone and the bot's roles", () => {
+    expect(readable(guild({ channels: [text(1)] }))).toEqual({ [ch(1)]: true });
+    expect(readable(guild({ everyone: 0n, channels: [text(1)] }))).toEqual({ [ch(1)]: false });
+    expect(readable(guild({ everyone: 0n, botRole: VIEW | HISTORY, channels: [text(1)] }))).toEqual({
+      [ch(1)]: true,
+    });
+    // View without history is not enough.
+    expect(readable(guild({ everyone: VIEW, channels: [text(1)] }))).toEqual({ [ch(1)]: false });
+  });
+
+  test("overwrites apply @everyone, then the roles together, then the member", () => {
+    const r = readable(
+      guild({
+        channels: [
+          text(1, [ow(GUILD, 0n, VIEW)]),
+          text(2, [ow(GUILD, 0n, VIEW), ow(BOT_ROLE, VIEW, 0n)]),
+          text(3, [ow(GUILD, 0n, VIEW), ow(BOT_ROLE, VIEW, 0n), { ...ow(BOT, 0n, HISTORY), type: 1 }]),
+          text(4, [ow(BOT_ROLE, 0n, VIEW), { ...ow(BOT, VIEW, 0n), type: 1 }]),
+          // A role overwrite for a role the bot does not have changes nothing.
+          text(5, [ow(GUILD, 0n, VIEW), ow(MOD_ROLE, VIEW, 0n)]),
+        ],
+      }),
+    );
+    expect(r).toEqual({ [ch(1)]: false, [ch(2)]: true, [ch(3)]: false, [ch(4)]: true, [ch(5)]: false });
+  });
+
+  test("the owner and Administrator read everything, whatever the overwrites", () => {
+    const hidden = [text(1, [ow(GUILD, 0n, VIEW | HISTORY), { ...ow(BOT, 0n, VIEW), type: 1 }])];
+    expect(readable(guild({ ownerId: BOT, channels: hidden }))).toEqual({ [ch(1)]: true });
+    expect(readable(guild({ memberRoles: [BOT_ROLE, MOD_ROLE], channels: hidden }))).toEqual({
+      [ch(1)]: true,
+    });
+  });
+
+  test("threads take their parent's permissions; voice and stage chats also need Connect", () => {
+    const r = readable(
+      guild({
+        everyone: VIEW | HISTORY,
+        channels: [
+          text(1),
+          text(2, [ow(GUILD, 0n, VIEW)]),
+          { id: ch(3), type: 2, last_message_id: null, permission_overwrites: [] },
+          { id: ch(4), type: 13, last_message_id: null, permission_overwrites: [ow(GUILD, CONNECT, 0n)] },
+        ],
+        threads: [
+          { id: ch(11), type: 11, parent_id: ch(1), last_message_id: ch(2011) },
+          { id: ch(12), type: 12, parent_id: ch(2), last_message_id: ch(2012) },
+          { id: ch(13), type: 11, parent_id: ch(99), last_message_id: ch(2013) },
+        ],
+      }),
+    );
+    expect(r).toEqual({
+      [ch(1)]: true,
+      [ch(2)]: false,
+      [ch(3)]: false,
+      [ch(4)]: true,
+      [ch(11)]: true,
+      [ch(12)]: false,
+      [ch(13)]: false,
+    });
+  });
+
+  test("last message ids are kept; categories, forums and unknown types are left out", () => {
+    const g = readGuild(
+      guild({
+        channels: [
+          text(1),
+          text(2, [], { last_message_id: null }),
+          text(3, [], { last_message_id: "garbage" }),
+          { id: ch(4), type: 4 },
+          { id: ch(5), type: 15, permission_overwrites: [] },
+          { id: ch(6), type: 99 },
+        ],
+      }),
+      BOT,
+    );
+    expect(g?.guildId).toBe(GUILD);
+    expect(g?.channels).toEqual([
+      { id: ch(1), lastMessageId: ch(1001), readable: true },
+      { id: ch(2), lastMessageId: null, readable: true },
+      { id: ch(3), lastMessageId: null, readable: true },
+    ]);
+  });
+
+  test("unknowable or malformed payloads: null or fewer channels, never a throw", () => {
+    expect(readGuild(null, BOT)).toBeNull();
+    expect(readGuild({ id: GUILD, unavailable: true }, BOT)).toBeNull();
+    expect(readGuild(guild({ members: [] }), BOT)).toBeNull();
+    expect(readGuild(guild({ members: [{ user: null }, "x"] }), BOT)).toBeNull();
+    expect(readGuild({ ...guild(), channels: "a string", threads: 7, roles: null }, BOT)).toEqual({
+      guildId: GUILD,
+      channels: [],
+    });
+    const odd = guild({
+      channels: [
+        null,
+        { id: 5, type: 0 },
+        { ...text(1), permission_overwrites: [null, { id: 3 }, { id: GUILD, deny: "-1" }] },
+      ],
+    });
+    expect(readGuild(odd, BOT)?.channels).toEqual([{ id: ch(1), lastMessageId: ch(1001), readable: true }]);
+    const badRoles = {
+      ...guild(),
+      roles: [
+        { id: GUILD, permissions: 1024 },
+        { id: GUILD, permissions: "1e9" },
+      ],
+    };
+    expect(readGuild({ ...badRoles, channels: [text(1)] }, BOT)?.channels[0]?.readable).toBe(false);
+  });
+});
+
+const row = (id: string, cursor: string | null): ChannelRow => ({
+  id,
+  source: "community_chat",
+  channel_type: id.includes(":dm:") ? "dm" : "group",
+  platform_ref: id.split(":").at(-1) as string,
+  first_inbound_at: 0,
+  last_inbound_at: 0,
+  cursor,
+});
+
+describe("planGuild", () => {
+  const since = snowflakeAt(NOW - HOUR);
+  const ageFloor = snowflakeAt(NOW - 24 * HOUR);
+  const at = (ms: number) => snowflakeAt(ms);
+  const info = (n: number, last: string | null, readableToo = true) => ({
+    id: ch(n),
+    lastMessageId: last,
+    readable: readableToo,
+  });
+  const known = new Map(
+    [
+      row(`community_chat:channel:${ch(1)}`, at(NOW - 2 * HOUR)),
+      row(`community_chat:channel:${ch(2)}`, at(NOW - 2 * HOUR)),
+    ].map((r) => [r.id, r]),
+  );
+
+  test("known channels from their position, new ones from the mark; quiet and unreadable ones are not asked", () => {
+    const plan = planGuild({
+      channels: [
+        info(1, at(NOW - 90 * 60_000)), // known, newer than its position (not than the mark): fetched
+        info(2, at(NOW - 2 * HOUR)), // known, nothing newer: quiet
+        info(3, at(NOW - 30 * 60_000)), // new, newer than the mark
+        info(4, at(NOW - 2 * HOUR)), // new, older than the mark: quiet
+        info(5, null), // new, empty: quiet
+        info(6, at(NOW - 60_000), false), // new, unreadable
+      ],
+      known,
+      since,
+      ageFloor,
+    });
+    expect(plan.tasks).toEqual([
+      {
+        channelId: `community_chat:channel:${ch(1)}`,
+        kind: "channel",
+        discordChannelId: ch(1),
+        position: at(NOW - 2 * HOUR),
+      },
+      {
+        channelId: `community_chat:channel:${ch(3)}`,
+        kind: "channel",
+        discordChannelId: ch(3),
+        position: since,
+      },
+    ]);
+    expect([plan.quiet, plan.unreadable]).toEqual([3, 1]);
+    expect(plan.covered).toEqual([`community_chat:channel:${ch(1)}`, `community_chat:channel:${ch(2)}`]);
+  });
+
+  test("a known channel the bot can no longer read is covered and not asked", () => {
+    const plan = planGuild({ channels: [info(1, at(NOW - 60_000), false)], known, since, ageFloor });
+    expect([plan.tasks, plan.unreadable, plan.covered]).toEqual([[], 1, [`community_chat:channel:${ch(1)}`]]);
+  });
+
+  test("nothing newer than the age bound is nothing to fetch", () => {
+    const plan = planGuild({
+      channels: [info(3, at(NOW - 30 * HOUR))],
+      known,
+      since: at(NOW - 48 * HOUR),
+      ageFloor,
+    });
+    expect([plan.tasks, plan.quiet]).toEqual([[], 1]);
+  });
+
+  test("first start (no mark): known channels still caught up, new ones not imported", () => {
+    const plan = planGuild({
+      channels: [info(1, at(NOW - 60_000)), info(3, at(NOW - 60_000))],
+      known,
+      since: null,
+      ageFloor,
+    });
+    expect(plan.tasks.map((t) => t.discordChannelId)).toEqual([ch(1)]);
+    expect(plan.quiet + plan.unreadable).toBe(0);
+  });
+});
+
+describe("planDm", () => {
+  const since = snowflakeAt(NOW - HOUR);
+  const ageFloor = snowflakeAt(NOW - 24 * HOUR);
+  const dm = (id: string, last: string | null) => ({ id, type: 1, last_message_id: last, recipients: [] });
+  const knownDm = new Map([[`community_chat:dm:${ch(7)}`, row(`community_chat:dm:${ch(7)}`, null)]]);
+
+  test("a new DM with something after the mark is fetched from the mark", () => {
+    expect(planDm({ answer: dm(ch(8), snowflakeAt(NOW - 60_000)), known: knownDm, since, ageFloor })).toEqual(
+      {
+        what: "fetch",
+        task: {
+          channelId: `community_chat:dm:${ch(8)}`,
+          kind: "dm",
+          discordChannelId: ch(8),
+          position: since,
+        },
+      },
+    );
+  });
+
+  test("quiet, known, first start and malformed answers fetch nothing", () => {
+    const fresh = snowflakeAt(NOW - 60_000);
+    expect(planDm({ answer: dm(ch(8), null), known: knownDm, since, ageFloor }).what).toBe("quiet");
+    expect(
+      planDm({ answer: dm(ch(8), snowflakeAt(NOW - 2 * HOUR)), known: knownDm, since, ageFloor }).what,
+    ).toBe("quiet");
+    expect(planDm({ answer: dm(ch(7), fresh), known: knownDm, since, ageFloor }).what).toBe("known");
+    expect(planDm({ answer: dm(ch(8), fresh), known: knownDm, since: null, ageFloor }).what).toBe("quiet");
+    for (const answer of [null, "x", { id: ch(8), type: 0 }, { id: "nope", type: 1 }])
+      expect(planDm({ answer, known: knownDm, since, ageFloor }).what).toBe("invalid");
+  });
+});
+
+describe("startingMark and knownTask", () => {
+  test("the stored mark, else the newest known position, else nothing (first start)", () => {
+    const rows = [
+      row("community_chat:channel:1", "300"),
+      row("community_chat:dm:2", "1200"),
+      row("x:y", null),
+    ];
+    expect(startingMark("500", rows)).toBe("500");
+    expect(startingMark(null, rows)).toBe("1200");
+    expect(startingMark(null, [])).toBeNull();
+  });
+
+  test("a known row becomes a task from its position", () => {
+    expect(knownTask(row("community_chat:dm:42", "77"))).toEqual({
+      channelId: "community_chat:dm:42",
+      kind: "dm",
+      discordChannelId: "42",
+      position: "77",
+    });
+    expect(knownTask(row("device_messenger:x", null))).toBeNull();
+  });
+});
+
+describe("nextMark", () => {
+  const q = { now: NOW, lastAckAt: NOW - 10_000, marginMs: 120_000, oldestUnsettled: null };
+  test("the first mark is now; later ones the last acknowledged heartbeat less the margin", () => {
+    expect(nextMark({ ...q, stored: null })).toBe(snowflakeAt(NOW));
+    expect(nextMark({ ...q, stored: snowflakeAt(NOW - HOUR) })).toBe(snowflakeAt(NOW - 130_000));
+    expect(nextMark({ ...q, lastAckAt: NOW + 5_000, stored: snowflakeAt(NOW - HOUR) })).toBe(
+      snowflakeAt(NOW - 120_000),
+    );
+  });
+
+  test("never moves back, and waits for a first heartbeat acknowledgement", () => {
+    expect(nextMark({ ...q, stored: snowflakeAt(NOW) })).toBeNull();
+    expect(nextMark({ ...q, lastAckAt: null, stored: snowflakeAt(NOW - HOUR) })).toBeNull();
+  });
+
+  test("stays before a message received but not yet stored", () => {
+    const pending = snowflakeAt(NOW - 5 * 60_000);
+    const mark = nextMark({ ...q, stored: snowflakeAt(NOW - HOUR), oldestUnsettled: pending });
+    expect(BigInt(mark as string)).toBe(BigInt(pending) - 1n);
+    expect(snowflakeTime(mark as string)).toBeLessThan(snowflakeTime(pending));
+    // A pending message newer than the mark changes nothing.
+    expect(nextMark({ ...q, stored: snowflakeAt(NOW - HOUR), oldestUnsettled: snowflakeAt(NOW) })).toBe(
+      snowflakeAt(NOW - 130_000),
+    );
+    // Nor when it is before the stored mark: the mark stays.
+    expect(
+      nextMark({ ...q, stored: snowflakeAt(NOW - HOUR), oldestUnsettled: snowflakeAt(NOW - 2 * HOUR) }),
+    ).toBeNull();
+  });
+});
