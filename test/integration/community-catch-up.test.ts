@@ -4,8 +4,10 @@
  * /users/@me/channels), new guild channels and threads readable by the bot, all from the moment gw was
  * last connected; quiet channels (their `last_message_id` not newer) and channels the bot cannot read
  * cost no history request; a stranger's DM is never opened. Beyond the bound the newest messages are
- * kept and the skipped ones counted in the log; the first start imports nothing.
+ * kept and the skipped ones counted in the log; the first start imports nothing. The connected mark
+ * never passes a message received but not stored, also at a clean stop.
  */
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { type FakeDiscord, type FakeUser, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
@@ -199,5 +201,39 @@ describe("bounds", () => {
       expect(w.gw.svc.store.channels.get(`community_chat:channel:${id}`)?.cursor).toBe(
         w.fake.history(id).at(-1)?.id as string,
       );
+  });
+});
+
+describe("the connected mark", () => {
+  test("never passes a message not yet stored: one that could not be stored before a stop is fetched at the next start", async () => {
+    // No margin and a fast refresh: only the message still on its way to the store holds the mark back.
+    const w = await world({ tuning: { markMarginMs: 0, markEveryMs: 50, ingestRetryMaxMs: 50 } });
+    const store = () => w.gw.svc.store;
+    const mark = () => store().cursors.get("community_chat")?.position ?? null;
+    await waitFor(() => mark() ?? undefined, "a first mark");
+    store().db.run(
+      "CREATE TRIGGER full_disk BEFORE INSERT ON messages BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    const fresh = w.fake.channel(w.guild.id, { name: "fresh" });
+    const stuck = w.fake.message(fresh.id, { author: w.ann, content: "could not be stored" }).id as string;
+    const justBefore = (BigInt(stuck) - 1n).toString();
+    // Heartbeats keep being acknowledged: without the message, the mark would move past it.
+    await waitFor(() => (mark() === justBefore ? true : undefined), "the mark to stop before the message");
+    await w.gw.restart(() => {
+      // Stopped: what the stop stored, read from the file.
+      const db = new Database(w.gw.env.GW_DB_PATH as string);
+      try {
+        const row = db.query("SELECT position FROM connector_cursors WHERE source = 'community_chat'").get();
+        expect(row).toEqual({ position: justBefore });
+        db.run("DROP TRIGGER full_disk");
+      } finally {
+        db.close();
+      }
+    });
+    expect(await w.waitTexts(1)).toEqual(["could not be stored"]);
+    await waitFor(
+      () => (BigInt(mark() ?? "0") > BigInt(stuck) ? true : undefined),
+      "the mark to move on once it is stored",
+    );
   });
 });

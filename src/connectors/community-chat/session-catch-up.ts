@@ -6,8 +6,8 @@
  * guild listed in READY queues its readable channels and active threads that have something newer,
  * before any later message of that guild; at shard ready the known guild channels no GUILD_CREATE
  * accounted for are queued as before. A resumed session checks every known channel. DM opens that
- * failed for a passing reason are retried every `retryMs`; the round stays open meanwhile, so the mark
- * does not move. With no mark (first start) nothing gw has not stored is fetched.
+ * failed for a passing reason are retried every `retryMs` (`behind` counts them: the connected mark
+ * waits). With no mark (first start) nothing gw has not stored is fetched.
  */
 import type { Logger } from "../../core/ports.ts";
 import type { ChannelRow, ChannelStore } from "../../store/channels.ts";
@@ -61,8 +61,8 @@ const isRefusal = (err: unknown) => {
 export function createSessionCatchUp(d: SessionDeps) {
   const log = d.log;
   let session: Session | null = null;
-  /** Allowlisted people whose DM could not be opened yet, with the release of their hold. */
-  let failedDms: { users: string[]; release: () => void } | null = null;
+  /** Allowlisted people whose DM could not be opened yet (they hold the mark back). */
+  let failedDms: string[] = [];
   let dmTimer: ReturnType<typeof setTimeout> | null = null;
 
   const openDms = async (s: Session, users: readonly string[]): Promise<string[]> => {
@@ -90,18 +90,21 @@ export function createSessionCatchUp(d: SessionDeps) {
     return failed;
   };
 
-  const retryDms = (s: Session, users: readonly string[], release: () => void) => {
+  /** Opens these people's DMs in a round of its own; those that failed are tried again later. */
+  const openDmsInRound = (s: Session, users: readonly string[], how: string) => {
+    const release = d.runner.hold(how);
     void openDms(s, users).then((failed) => {
-      if (failed.length === 0 || d.signal.aborted || session !== s) {
-        failedDms = null;
-        return release();
+      if (session === s && !d.signal.aborted) {
+        failedDms = failed;
+        if (failed.length > 0) {
+          log.warn(
+            { users: failed.length, retry_in_ms: d.retryMs },
+            "could not open the DMs of allowlisted people; retrying",
+          );
+          dmTimer = setTimeout(() => openDmsInRound(s, failed, "retry"), d.retryMs);
+        }
       }
-      log.warn(
-        { users: failed.length, retry_in_ms: d.retryMs },
-        "could not open the DMs of allowlisted people; retrying",
-      );
-      failedDms = { users: failed, release };
-      dmTimer = setTimeout(() => retryDms(s, failed, release), d.retryMs);
+      release();
     });
   };
 
@@ -109,8 +112,7 @@ export function createSessionCatchUp(d: SessionDeps) {
     session?.planning?.();
     if (dmTimer) clearTimeout(dmTimer);
     dmTimer = null;
-    failedDms?.release();
-    failedDms = null;
+    failedDms = [];
     session = null;
   };
 
@@ -146,7 +148,7 @@ export function createSessionCatchUp(d: SessionDeps) {
       }
       const bot = d.botId();
       const users = [...new Set(d.dmRecipients())].filter((u) => isSnowflake(u) && u !== bot);
-      if (users.length > 0) retryDms(s, users, d.runner.hold("new"));
+      if (users.length > 0) openDmsInRound(s, users, "new");
     },
 
     /** A GUILD_CREATE payload, before discord.js or any later dispatch of that guild. */
@@ -186,7 +188,7 @@ export function createSessionCatchUp(d: SessionDeps) {
     },
 
     /** People whose DM could not be opened yet. */
-    behind: () => failedDms?.users.length ?? 0,
+    behind: () => failedDms.length,
     stop: dropSession,
   };
 }
