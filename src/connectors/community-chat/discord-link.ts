@@ -44,6 +44,12 @@ export interface LinkEvents {
 
 export type DiscordLink = ReturnType<typeof openDiscordLink>;
 
+type ReadyData = { user?: { id?: string; username?: string; global_name?: string | null }; guilds?: unknown };
+const guildIdsOf = (guilds: unknown): string[] =>
+  Array.isArray(guilds)
+    ? guilds.flatMap((g: { id?: unknown } | null) => (typeof g?.id === "string" ? [g.id] : []))
+    : [];
+
 export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
   const client = new Client({
     intents: [
@@ -90,17 +96,10 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
 
   client.ws.on(
     GatewayDispatchEvents.Ready,
-    dropOnThrow(
-      "READY",
-      (d: { user?: { id?: string; username?: string; global_name?: string | null }; guilds?: unknown }) => {
-        if (d.user?.id) bot = { id: d.user.id, name: d.user.global_name || d.user.username || d.user.id };
-        const guilds = Array.isArray(d.guilds) ? d.guilds : [];
-        on.session(
-          "new",
-          guilds.flatMap((g: { id?: unknown } | null) => (typeof g?.id === "string" ? [g.id] : [])),
-        );
-      },
-    ),
+    dropOnThrow("READY", (d: ReadyData) => {
+      if (d.user?.id) bot = { id: d.user.id, name: d.user.global_name || d.user.username || d.user.id };
+      on.session("new", guildIdsOf(d.guilds));
+    }),
   );
   client.ws.on(
     GatewayDispatchEvents.GuildCreate,
