@@ -9,10 +9,12 @@ import {
   planGuild,
   startingMark,
 } from "../../src/connectors/community-chat/catch-up-plan.ts";
-import { nextMark } from "../../src/connectors/community-chat/connected-mark.ts";
+import { createConnectedMark, nextMark } from "../../src/connectors/community-chat/connected-mark.ts";
 import { readGuild } from "../../src/connectors/community-chat/guild-channels.ts";
 import { snowflakeAt, snowflakeTime } from "../../src/connectors/community-chat/snowflake.ts";
+import type { IngestBatch } from "../../src/ingest/ingest.ts";
 import type { ChannelRow } from "../../src/store/channels.ts";
+import { recordingLogger } from "../helpers/logger.ts";
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const HOUR = 3_600_000;
@@ -345,5 +347,78 @@ describe("nextMark", () => {
     expect(
       nextMark({ ...q, stored: snowflakeAt(NOW - HOUR), oldestUnsettled: snowflakeAt(NOW - 2 * HOUR) }),
     ).toBeNull();
+  });
+});
+
+describe("createConnectedMark", () => {
+  function setUp(stored: string | null) {
+    let now = NOW;
+    let canAdvance = true;
+    let mark = stored;
+    const written: string[] = [];
+    const m = createConnectedMark({
+      read: () => mark,
+      clock: { now: () => now },
+      log: recordingLogger(),
+      everyMs: 3_600_000,
+      marginMs: 0,
+      canAdvance: () => canAdvance,
+      lastAckAt: () => now,
+    });
+    m.start((batch: IngestBatch) => {
+      expect(batch).toEqual({ source: "community_chat", messages: [], cursor: expect.any(String) });
+      mark = batch.cursor;
+      written.push(batch.cursor as string);
+      return [];
+    });
+    return {
+      m,
+      written,
+      tick: (ms: number) => {
+        now += ms;
+      },
+      block: (v: boolean) => {
+        canAdvance = !v;
+      },
+    };
+  }
+
+  test("written through ingest as a cursor only when it may move; held before what is not stored", () => {
+    const t = setUp(snowflakeAt(NOW - HOUR));
+    t.m.refresh();
+    expect(t.written).toEqual([snowflakeAt(NOW)]);
+    t.block(true);
+    t.tick(1_000);
+    t.m.refresh();
+    expect(t.written).toHaveLength(1);
+    t.block(false);
+    const pending = snowflakeAt(NOW + 500);
+    t.m.received(pending);
+    t.m.refresh();
+    expect(t.written.at(-1)).toBe((BigInt(pending) - 1n).toString());
+    t.m.settled(pending);
+    t.m.refresh();
+    expect(t.written.at(-1)).toBe(snowflakeAt(NOW + 1_000));
+  });
+
+  test("once a stop began only the closing write may move it, with what was true when the stop began", () => {
+    const t = setUp(snowflakeAt(NOW - HOUR));
+    const store = t.m.closing();
+    t.tick(5_000);
+    t.m.refresh();
+    expect(t.written).toEqual([]);
+    store();
+    expect(t.written).toEqual([snowflakeAt(NOW)]);
+    t.m.refresh();
+    expect(t.written).toHaveLength(1);
+  });
+
+  test("a stop that began while it could not move stores nothing", () => {
+    const t = setUp(snowflakeAt(NOW - HOUR));
+    t.block(true);
+    const store = t.m.closing();
+    t.block(false);
+    store();
+    expect(t.written).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { createSlots } from "../../core/slots.ts";
 import { fetchMissed, HISTORY_PAGE, type HistoryPage } from "./catch-up.ts";
 import type { CatchUpTask } from "./catch-up-plan.ts";
 import type { Inbox } from "./inbox.ts";
+import type { DiscordMessage } from "./mapping.ts";
 import { isChannelGone, isTokenRejection } from "./platform-errors.ts";
 import { CATCH_UP_CONCURRENCY } from "./tuning.ts";
 
@@ -34,95 +35,110 @@ export interface RunnerDeps {
   onIdle: () => void;
 }
 
+type Slots = ReturnType<typeof createSlots>;
+
+/** What one channel missed, oldest first, with what the bound skipped logged; throws what the fetch threw. */
+async function fetchFor(task: CatchUpTask, d: RunnerDeps, withSlot: Slots): Promise<DiscordMessage[]> {
+  const missed = await withSlot(() =>
+    fetchMissed(
+      { discordChannelId: task.discordChannelId, position: task.position, ...d.bounds, now: d.clock.now() },
+      d.history,
+    ),
+  );
+  if (missed.skipped > 0)
+    d.log.warn(
+      {
+        channel_id: task.channelId,
+        kept: missed.messages.length,
+        skipped: missed.skipped,
+        skipped_at_least: missed.skippedAtLeast,
+      },
+      "catch-up bound reached (GW_COMMUNITY_CATCHUP_MAX_MESSAGES): the newest were stored, older missed messages were skipped",
+    );
+  return missed.messages;
+}
+
+/** Says why a task failed; true when it is worth running again later. */
+function worthRetrying(task: CatchUpTask, err: unknown, d: RunnerDeps): boolean {
+  if (isTokenRejection(err)) d.tokenRejected();
+  else if (isChannelGone(err))
+    d.log.warn(
+      { channel_id: task.channelId, err: String(err) },
+      "channel deleted or closed to the bot; not caught up",
+    );
+  else {
+    d.log.warn(
+      { channel_id: task.channelId, err: String(err), retry_in_ms: d.retryMs },
+      "catch-up of this channel failed; its position waits until a retry succeeds",
+    );
+    return true;
+  }
+  return false;
+}
+
+/** A round's counts and its progress log while it lasts. */
+function createRound(clock: Clock, log: Logger, how: string) {
+  const r = { how, started: clock.now(), tasks: 0, done: 0, messages: 0 };
+  const progress = setInterval(() => {
+    const s = Math.max(0.001, (clock.now() - r.started) / 1000);
+    log.info(
+      {
+        channels_done: r.done,
+        channels: r.tasks,
+        messages: r.messages,
+        messages_per_s: Math.round(r.messages / s),
+        eta_s: r.done === 0 ? null : Math.ceil(((r.tasks - r.done) * s) / r.done),
+      },
+      "Discord catch-up in progress",
+    );
+  }, PROGRESS_EVERY_MS);
+  return {
+    counts: r,
+    end(behind: number): void {
+      clearInterval(progress);
+      log.info(
+        { session: r.how, channels: r.tasks, messages: r.messages, behind, ms: clock.now() - r.started },
+        "Discord catch-up done",
+      );
+    },
+    stop: () => clearInterval(progress),
+  };
+}
+
 export function createCatchUpRunner(d: RunnerDeps) {
   const withSlot = createSlots(CATCH_UP_CONCURRENCY);
   /** Failed tasks by channel: their position waits until a retry succeeds. */
   const behind = new Map<string, CatchUpTask>();
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
-  let round: { how: string; started: number; tasks: number; done: number; messages: number } | null = null;
+  let round: ReturnType<typeof createRound> | null = null;
   let pending = 0;
-  let progress: ReturnType<typeof setInterval> | null = null;
 
   const open = (how: string) => {
-    round ??= { how, started: d.clock.now(), tasks: 0, done: 0, messages: 0 };
-    progress ??= setInterval(() => {
-      if (!round) return;
-      const s = Math.max(0.001, (d.clock.now() - round.started) / 1000);
-      d.log.info(
-        {
-          channels_done: round.done,
-          channels: round.tasks,
-          messages: round.messages,
-          messages_per_s: Math.round(round.messages / s),
-          eta_s: round.done === 0 ? null : Math.ceil(((round.tasks - round.done) * s) / round.done),
-        },
-        "Discord catch-up in progress",
-      );
-    }, PROGRESS_EVERY_MS);
+    round ??= createRound(d.clock, d.log, how);
+    pending += 1;
+    return round.counts;
   };
   const settle = () => {
     pending -= 1;
     if (pending > 0 || !round) return;
-    if (progress) clearInterval(progress);
-    progress = null;
-    const r = round;
+    round.end(behind.size);
     round = null;
-    d.log.info(
-      {
-        session: r.how,
-        channels: r.tasks,
-        messages: r.messages,
-        behind: behind.size,
-        ms: d.clock.now() - r.started,
-      },
-      "Discord catch-up done",
-    );
-    if (behind.size === 0) d.onIdle();
+    if (behind.size === 0 && !d.signal.aborted) d.onIdle();
   };
 
   const runOne = async (task: CatchUpTask): Promise<number> => {
     if (d.signal.aborted) return 0;
     try {
-      const missed = await withSlot(() =>
-        fetchMissed(
-          {
-            discordChannelId: task.discordChannelId,
-            position: task.position,
-            ...d.bounds,
-            now: d.clock.now(),
-          },
-          d.history,
-        ),
-      );
+      const missed = await fetchFor(task, d, withSlot);
       behind.delete(task.channelId);
-      if (missed.skipped > 0)
-        d.log.warn(
-          {
-            channel_id: task.channelId,
-            kept: missed.messages.length,
-            skipped: missed.skipped,
-            skipped_at_least: missed.skippedAtLeast,
-          },
-          "catch-up bound reached (GW_COMMUNITY_CATCHUP_MAX_MESSAGES): the newest were stored, older missed messages were skipped",
-        );
-      for (let i = 0; i < missed.messages.length; i += HISTORY_PAGE) {
-        const page = missed.messages.slice(i, i + HISTORY_PAGE);
+      for (let i = 0; i < missed.length; i += HISTORY_PAGE) {
+        const page = missed.slice(i, i + HISTORY_PAGE);
         await d.inbox.commit(task.channelId, task.kind, page, d.inbox.stage(page));
       }
-      return missed.messages.length;
+      return missed.length;
     } catch (err) {
-      if (isTokenRejection(err)) d.tokenRejected();
-      else if (isChannelGone(err))
-        d.log.warn(
-          { channel_id: task.channelId, err: String(err) },
-          "channel deleted or closed to the bot; not caught up",
-        );
-      else {
+      if (worthRetrying(task, err, d)) {
         behind.set(task.channelId, task);
-        d.log.warn(
-          { channel_id: task.channelId, err: String(err), retry_in_ms: d.retryMs },
-          "catch-up of this channel failed; its position waits until a retry succeeds",
-        );
         retryTimer ??= setTimeout(() => {
           retryTimer = null;
           run([...behind.values()], "retry");
@@ -134,18 +150,15 @@ export function createCatchUpRunner(d: RunnerDeps) {
 
   /** Queues each task in its channel now, before any later message of that channel. */
   const run = (tasks: readonly CatchUpTask[], how: string): void => {
-    if (d.bounds.maxMessages === 0 || d.signal.aborted || tasks.length === 0) return;
-    open(how);
+    if (d.bounds.maxMessages === 0 || d.signal.aborted) return;
     for (const task of tasks) {
-      pending += 1;
-      (round as NonNullable<typeof round>).tasks += 1;
+      const counts = open(how);
+      counts.tasks += 1;
       d.queue
         .push(task.channelId, () => runOne(task))
         .then((n) => {
-          if (round) {
-            round.done += 1;
-            round.messages += n;
-          }
+          counts.done += 1;
+          counts.messages += n;
         })
         .catch((err) =>
           d.log.error({ err: String(err), channel_id: task.channelId }, "Discord catch-up failed"),
@@ -159,12 +172,10 @@ export function createCatchUpRunner(d: RunnerDeps) {
     /** Keeps the round open (planning under way); call the returned function once when done. */
     hold(how: string): () => void {
       open(how);
-      pending += 1;
       let released = false;
       return () => {
-        if (released) return;
+        if (!released) settle();
         released = true;
-        settle();
       };
     },
     withSlot,
@@ -175,9 +186,8 @@ export function createCatchUpRunner(d: RunnerDeps) {
     idle: () => pending === 0 && behind.size === 0,
     stop(): void {
       if (retryTimer) clearTimeout(retryTimer);
-      if (progress) clearInterval(progress);
       retryTimer = null;
-      progress = null;
+      round?.stop();
     },
   };
 }

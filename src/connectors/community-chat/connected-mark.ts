@@ -50,6 +50,8 @@ export interface MarkDeps {
 export function createConnectedMark(d: MarkDeps) {
   let ingest: Ingest | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
+  /** Set when a stop began: only the closing write may move the mark then. */
+  let closed = false;
   /** Messages received and not yet stored, by snowflake (a count, in case one comes twice). */
   const unsettled = new Map<string, number>();
 
@@ -77,7 +79,7 @@ export function createConnectedMark(d: MarkDeps) {
 
   /** Writes the mark if it may move now. */
   const refresh = (): void => {
-    if (d.canAdvance()) write(d.clock.now(), d.lastAckAt());
+    if (!closed && d.canAdvance()) write(d.clock.now(), d.lastAckAt());
   };
 
   return {
@@ -103,6 +105,7 @@ export function createConnectedMark(d: MarkDeps) {
     closing(): () => void {
       if (timer) clearInterval(timer);
       timer = null;
+      closed = true;
       const may = d.canAdvance();
       const now = d.clock.now();
       const lastAckAt = d.lastAckAt();

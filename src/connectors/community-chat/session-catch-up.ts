@@ -58,6 +58,60 @@ const isRefusal = (err: unknown) => {
   );
 };
 
+/** Opens these people's DMs and plans each; returns what to fetch and who could not be reached now. */
+async function openDms(
+  d: SessionDeps,
+  s: Session,
+  users: readonly string[],
+): Promise<{ tasks: CatchUpTask[]; failed: string[] }> {
+  const failed: string[] = [];
+  const tasks: CatchUpTask[] = [];
+  await Promise.all(
+    users.map((user) =>
+      d.runner
+        .withSlot(() => d.openDm(user))
+        .then((answer) => {
+          const plan = planDm({ answer, known: s.known, since: s.since, ageFloor: s.ageFloor });
+          if (plan.what === "fetch") tasks.push(plan.task);
+          else if (plan.what === "invalid")
+            d.log.warn({ user }, "opening a DM gave no DM channel; not caught up");
+        })
+        .catch((err) => {
+          if (isTokenRejection(err)) d.tokenRejected();
+          else if (isRefusal(err))
+            d.log.warn({ user, err: String(err) }, "Discord refused to open the DM of an allowlisted person");
+          else failed.push(user);
+        }),
+    ),
+  );
+  return { tasks, failed };
+}
+
+/** What a GUILD_CREATE of a guild listed in READY asks to fetch (its known channels become covered). */
+function guildTasks(d: SessionDeps, s: Session, payload: unknown, bot: string): CatchUpTask[] {
+  const guild = readGuild(payload, bot);
+  if (!guild || !s.guilds.has(guild.guildId)) return [];
+  const plan = planGuild({ channels: guild.channels, known: s.known, since: s.since, ageFloor: s.ageFloor });
+  for (const id of plan.covered) s.covered.add(id);
+  d.log.info(
+    { guild: guild.guildId, channels: plan.tasks.length, quiet: plan.quiet, unreadable: plan.unreadable },
+    "Discord guild: channels with something new queued for catch-up",
+  );
+  return plan.tasks;
+}
+
+/** A new session's starting point: the known channels and the mark as they are now. */
+function beginSession(d: SessionDeps, rows: ChannelRow[], guildIds: readonly string[]): Session {
+  return {
+    known: new Map(rows.map((r) => [r.id, r])),
+    since: startingMark(d.mark(), rows),
+    ageFloor: snowflakeAt(d.now() - d.maxAgeMs),
+    guilds: new Set(guildIds),
+    covered: new Set(),
+    planning: d.runner.hold("new"),
+  };
+}
+
 export function createSessionCatchUp(d: SessionDeps) {
   const log = d.log;
   let session: Session | null = null;
@@ -65,36 +119,12 @@ export function createSessionCatchUp(d: SessionDeps) {
   let failedDms: string[] = [];
   let dmTimer: ReturnType<typeof setTimeout> | null = null;
 
-  const openDms = async (s: Session, users: readonly string[]): Promise<string[]> => {
-    const failed: string[] = [];
-    const tasks: CatchUpTask[] = [];
-    await Promise.all(
-      users.map((user) =>
-        d.runner
-          .withSlot(() => d.openDm(user))
-          .then((answer) => {
-            const plan = planDm({ answer, known: s.known, since: s.since, ageFloor: s.ageFloor });
-            if (plan.what === "fetch") tasks.push(plan.task);
-            else if (plan.what === "invalid")
-              log.warn({ user }, "opening a DM gave no DM channel; not caught up");
-          })
-          .catch((err) => {
-            if (isTokenRejection(err)) d.tokenRejected();
-            else if (isRefusal(err))
-              log.warn({ user, err: String(err) }, "Discord refused to open the DM of an allowlisted person");
-            else failed.push(user);
-          }),
-      ),
-    );
-    if (session === s) d.runner.run(tasks, "new");
-    return failed;
-  };
-
   /** Opens these people's DMs in a round of its own; those that failed are tried again later. */
   const openDmsInRound = (s: Session, users: readonly string[], how: string) => {
     const release = d.runner.hold(how);
-    void openDms(s, users).then((failed) => {
+    void openDms(d, s, users).then(({ tasks, failed }) => {
       if (session === s && !d.signal.aborted) {
+        d.runner.run(tasks, how);
         failedDms = failed;
         if (failed.length > 0) {
           log.warn(
@@ -129,14 +159,7 @@ export function createSessionCatchUp(d: SessionDeps) {
         return;
       }
       dropSession();
-      const s: Session = {
-        known: new Map(rows.map((r) => [r.id, r])),
-        since: startingMark(d.mark(), rows),
-        ageFloor: snowflakeAt(d.now() - d.maxAgeMs),
-        guilds: new Set(guildIds),
-        covered: new Set(),
-        planning: d.runner.hold("new"),
-      };
+      const s = beginSession(d, rows, guildIds);
       session = s;
       d.runner.run(
         rows.filter((r) => r.id.startsWith(CHANNEL_PREFIX.dm)).flatMap((r) => knownTask(r) ?? []),
@@ -155,21 +178,7 @@ export function createSessionCatchUp(d: SessionDeps) {
     onGuild(payload: unknown): void {
       const s = session;
       const bot = d.botId();
-      if (!s || !bot || d.signal.aborted) return;
-      const guild = readGuild(payload, bot);
-      if (!guild || !s.guilds.has(guild.guildId)) return;
-      const plan = planGuild({
-        channels: guild.channels,
-        known: s.known,
-        since: s.since,
-        ageFloor: s.ageFloor,
-      });
-      for (const id of plan.covered) s.covered.add(id);
-      log.info(
-        { guild: guild.guildId, channels: plan.tasks.length, quiet: plan.quiet, unreadable: plan.unreadable },
-        "Discord guild: channels with something new queued for catch-up",
-      );
-      d.runner.run(plan.tasks, "new");
+      if (s && bot && !d.signal.aborted) d.runner.run(guildTasks(d, s, payload, bot), "new");
     },
 
     /** The shard is ready (after its guilds, or resumed): known guild channels left are queued. */
