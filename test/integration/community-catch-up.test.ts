@@ -94,6 +94,31 @@ describe("direct messages", () => {
     expect(position).toBe(w.fake.history(bobDm).at(-1)?.id as string);
   });
 
+  test("a DM that could not be opened is opened again later: degraded meanwhile, and the mark waits", async () => {
+    // No margin and a fast refresh: only the pending DM holds the mark back.
+    const w = await world({ tuning: { catchUpRetryMs: 1_000, markMarginMs: 0, markEveryMs: 50 } });
+    await w.sessionsCaughtUp(1);
+    const mark = () => BigInt(w.gw.svc.store.cursors.get("community_chat")?.position ?? "0");
+    let bobDm = "";
+    let posted = 0n;
+    await w.gw.restart(() => {
+      bobDm = w.fake.dm(w.bob).id;
+      posted = BigInt(w.say(w.bob, bobDm, "while Discord could not open DMs").id as string);
+      // Both attempts of the first opening fail (restRetries 1), for each of the two people.
+      w.fake.fail({ method: "POST", path: "/users/@me/channels", status: 500, times: 4 });
+    }, "degraded");
+    expect((await w.gw.health()).detail).toStartWith("Could not fetch what 2 channel(s) missed");
+    // Until the DM is fetched, the mark never passes it (heartbeats go on meanwhile).
+    await waitFor(async () => {
+      const stored = (await w.texts()).length > 0;
+      if (!stored) expect(mark()).toBeLessThan(posted);
+      return stored ? true : undefined;
+    }, "the DM, once opened");
+    expect(await w.texts()).toEqual(["while Discord could not open DMs"]);
+    await w.gw.untilState("ok");
+    await waitFor(() => (mark() > posted ? true : undefined), "the mark to move on");
+  });
+
   test("the first start imports no history: a DM written before gw ever ran is not fetched", async () => {
     const fake = await startFakeDiscord();
     fakes.push(fake);
