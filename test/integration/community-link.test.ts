@@ -152,6 +152,16 @@ describe("reconnects", () => {
     expect(await w.waitTexts(3)).toEqual(["one", "lost in the gap", "after"]);
     await settle();
     expect(await w.texts()).toHaveLength(3);
+    // The second session's catch-up ended too (so the connected mark can move again).
+    await waitFor(
+      () =>
+        w.gw.log.entries.filter(
+          (e) => e.msg === "Discord catch-up done" && (e.obj as { session?: string }).session === "new",
+        ).length >= 2
+          ? true
+          : undefined,
+      "two finished session catch-ups",
+    );
   });
 
   test("stop closes the gateway cleanly (close 1000 ends the session)", async () => {
