@@ -3,42 +3,15 @@
  * attachment files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes
  * (milliseconds since the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
  * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not.
- * Channels carry `last_message_id` (the newest in their history); a guild has `@everyone` with
- * Discord's default permissions and the bot's managed role, and GUILD_CREATE lists the bot's member.
- * A channel's `access` for the bot becomes permission overwrites as a server admin would set them.
+ * Channels carry `last_message_id` (the newest in their history); GUILD_CREATE lists the roles, each
+ * channel's overwrites for the bot's `access` (access.ts) and the bot's member.
  */
+
+import { type ChannelAccess, guildRoles, overwritesFor } from "./access.ts";
+
+export type { ChannelAccess } from "./access.ts";
 
 export const DISCORD_EPOCH = 1_420_070_400_000n;
-
-/** Permission bits (Discord docs, topics/permissions). */
-export const PERMISSION = {
-  ADD_REACTIONS: 1n << 6n,
-  VIEW_CHANNEL: 1n << 10n,
-  SEND_MESSAGES: 1n << 11n,
-  EMBED_LINKS: 1n << 14n,
-  ATTACH_FILES: 1n << 15n,
-  READ_MESSAGE_HISTORY: 1n << 16n,
-  CONNECT: 1n << 20n,
-} as const;
-/** What `@everyone` may do in a new server (a subset of Discord's defaults; enough for text). */
-const EVERYONE_PERMISSIONS =
-  PERMISSION.ADD_REACTIONS |
-  PERMISSION.VIEW_CHANNEL |
-  PERMISSION.SEND_MESSAGES |
-  PERMISSION.EMBED_LINKS |
-  PERMISSION.ATTACH_FILES |
-  PERMISSION.READ_MESSAGE_HISTORY |
-  PERMISSION.CONNECT;
-/** The bot's managed role: what its invite link asked for. */
-const BOT_ROLE_PERMISSIONS =
-  PERMISSION.VIEW_CHANNEL | PERMISSION.SEND_MESSAGES | PERMISSION.READ_MESSAGE_HISTORY;
-
-/**
- * What the bot may do in a guild channel (threads inherit their parent's): `open` (the default),
- * `private` (hidden from @everyone, the bot's role let in), `hidden` (hidden from @everyone, the bot
- * not let in), `no-history` (visible, but the bot's member may not read history).
- */
-export type ChannelAccess = "open" | "private" | "hidden" | "no-history";
 
 export interface FakeUser {
   id: string;
@@ -144,33 +117,11 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     return (parent ?? c).access ?? "open";
   };
 
-  const overwritesFor = (c: Channel): Payload[] => {
+  const overwrites = (c: Channel): Payload[] => {
     const guild = c.guildId ? guilds.get(c.guildId) : undefined;
-    if (!guild) return [];
-    const hideFromEveryone = {
-      id: guild.id,
-      type: 0,
-      allow: "0",
-      deny: String(PERMISSION.VIEW_CHANNEL),
-    };
-    switch (c.access ?? "open") {
-      case "open":
-        return [];
-      case "hidden":
-        return [hideFromEveryone];
-      case "private":
-        return [
-          hideFromEveryone,
-          {
-            id: guild.botRoleId,
-            type: 0,
-            allow: String(PERMISSION.VIEW_CHANNEL | PERMISSION.READ_MESSAGE_HISTORY),
-            deny: "0",
-          },
-        ];
-      case "no-history":
-        return [{ id: bot.id, type: 1, allow: "0", deny: String(PERMISSION.READ_MESSAGE_HISTORY) }];
-    }
+    return guild
+      ? overwritesFor(c.access ?? "open", { guildId: guild.id, botRoleId: guild.botRoleId, botId: bot.id })
+      : [];
   };
 
   const channelPayload = (c: Channel): Payload =>
@@ -205,21 +156,8 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
                 total_message_sent: (history.get(c.id) ?? []).length,
                 member_count: 1,
               }
-            : { position: 0, permission_overwrites: overwritesFor(c), nsfw: false, topic: null }),
+            : { position: 0, permission_overwrites: overwrites(c), nsfw: false, topic: null }),
         };
-
-  const role = (id: string, name: string, permissions: bigint, extra: Payload = {}): Payload => ({
-    id,
-    name,
-    permissions: String(permissions),
-    position: 0,
-    color: 0,
-    hoist: false,
-    managed: false,
-    mentionable: false,
-    flags: 0,
-    ...extra,
-  });
 
   const guildCreate = (guildId: string): Payload => {
     const g = guilds.get(guildId) as FakeGuild;
@@ -236,14 +174,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
       features: [],
       emojis: [],
       stickers: [],
-      roles: [
-        role(g.id, "@everyone", EVERYONE_PERMISSIONS),
-        role(g.botRoleId, bot.username, BOT_ROLE_PERMISSIONS, {
-          position: 1,
-          managed: true,
-          tags: { bot_id: bot.id },
-        }),
-      ],
+      roles: guildRoles({ guildId: g.id, botRoleId: g.botRoleId, botId: bot.id, botName: bot.username }),
       channels: own.filter((c) => c.type !== 11).map((c) => ({ ...channelPayload(c), guild_id: undefined })),
       // The active threads the bot can see (its own thread membership is not tracked).
       threads: own.filter((c) => c.type === 11 && accessOf(c) !== "hidden").map(channelPayload),
