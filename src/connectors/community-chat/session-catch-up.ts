@@ -15,7 +15,7 @@ import { type CatchUpTask, knownTask, planDm, planGuild, startingMark } from "./
 import type { CatchUpRunner } from "./catch-up-runner.ts";
 import { readGuild } from "./guild-channels.ts";
 import { CHANNEL_PREFIX } from "./mapping.ts";
-import { isTokenRejection } from "./platform-errors.ts";
+import { isRefused, isTokenRejection } from "./platform-errors.ts";
 import { isSnowflake, snowflakeAt } from "./snowflake.ts";
 
 export interface SessionDeps {
@@ -46,18 +46,6 @@ interface Session {
   planning: (() => void) | null;
 }
 
-/** A refusal that asking again will not change (4xx other than 429, which the REST client waits out). */
-const isRefusal = (err: unknown) => {
-  const e = err as { name?: string; status?: number } | null;
-  return (
-    typeof e?.name === "string" &&
-    e.name.startsWith("DiscordAPIError") &&
-    typeof e.status === "number" &&
-    e.status >= 400 &&
-    e.status < 500
-  );
-};
-
 /** Opens these people's DMs and plans each; returns what to fetch and who could not be reached now. */
 async function openDms(
   d: SessionDeps,
@@ -78,7 +66,7 @@ async function openDms(
         })
         .catch((err) => {
           if (isTokenRejection(err)) d.tokenRejected();
-          else if (isRefusal(err))
+          else if (isRefused(err))
             d.log.warn({ user, err: String(err) }, "Discord refused to open the DM of an allowlisted person");
           else failed.push(user);
         }),
