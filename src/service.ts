@@ -9,6 +9,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { createAllowlistHolder } from "./allowlist/holder.ts";
+import type { Allowlist } from "./allowlist/parse.ts";
 import { createAttachmentSweeper } from "./attachments/sweeper.ts";
 import type { HostInfo } from "./config/paths.ts";
 import type { Config } from "./config/settings.ts";
@@ -38,8 +39,8 @@ export interface ServicePorts {
   fetch?: typeof fetch;
   /** Opens the state database (default openStore); tests pass one that fails at a chosen instant. */
   openStore?: (path: string) => Store;
-  /** Builds the platform connectors once the store and id factory exist. */
-  connectors: (shared: { store: Store; ids: IdFactory }) => ConnectorRegistry;
+  /** Builds the platform connectors once the store, id factory and allowlist exist. */
+  connectors: (shared: { store: Store; ids: IdFactory; allowlist: () => Allowlist }) => ConnectorRegistry;
 }
 
 /** Unread long polls held at once; beyond it a request with `wait` answers at once (decisions.md). */
@@ -60,7 +61,7 @@ export function createService(ports: ServicePorts) {
 
   const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
   const ids = createIdFactory(clock);
-  const connectors = ports.connectors({ store, ids });
+  const connectors = ports.connectors({ store, ids, allowlist: allowlist.current });
   const baseUrl = publicBaseUrl(config.bindHost, config.bindPort);
   const dispatcher =
     config.webhookUrl && config.webhookSecret

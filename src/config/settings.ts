@@ -155,7 +155,7 @@ export const SETTINGS = {
   communityCatchupMaxMessages: setting({
     env: "GW_COMMUNITY_CATCHUP_MAX_MESSAGES",
     faces: ["serve"],
-    doc: "After every Discord (re)connect, at most this many missed messages are fetched per known channel (0 = no catch-up).",
+    doc: "After every Discord (re)connect, at most this many missed messages are fetched per channel: the newest ones; how many were skipped is logged (0 = no catch-up).",
     defaultText: "`200`",
     fallback: value(200),
     parse: p.integer(0),

@@ -3,6 +3,7 @@
  * configuration says so (macOS, or GW_CHAT_DB_PATH set: tests, the demo); the Discord connector runs
  * when GW_COMMUNITY_BOT_TOKEN is set (discord.js itself is loaded only when it starts).
  */
+import type { Allowlist } from "../allowlist/parse.ts";
 import type { HostInfo } from "../config/paths.ts";
 import type { Config } from "../config/settings.ts";
 import { childEnv } from "../core/child-env.ts";
@@ -36,7 +37,16 @@ export interface RegistryPorts {
 }
 
 export function buildConnectors(p: RegistryPorts) {
-  return ({ store, ids }: { store: Store; ids: IdFactory }): ConnectorRegistry => {
+  return ({
+    store,
+    ids,
+    allowlist,
+  }: {
+    store: Store;
+    ids: IdFactory;
+    /** The live allowlist (a SIGHUP reload replaces it). */
+    allowlist: () => Allowlist;
+  }): ConnectorRegistry => {
     const registry: ConnectorRegistry = {};
     if (p.config.deviceMessengerOn) {
       registry.device_messenger = createDeviceMessenger({
@@ -69,6 +79,12 @@ export function buildConnectors(p: RegistryPorts) {
           maxAgeMs: p.config.communityCatchupMaxAgeHours * 3_600_000,
         },
         channels: store.channels,
+        cursors: store.cursors,
+        // Catch-up opens the DMs of these people (only theirs: a stranger's DM cannot be found).
+        dmRecipients: () =>
+          allowlist()
+            .entries.filter((e) => e.source === "community_chat")
+            .map((e) => e.id),
         isStored: (id) => store.messages.idByPlatformId("community_chat", id) !== null,
         ids,
         clock: p.clock,

@@ -1,7 +1,9 @@
 /**
- * Connector cursors: per source, the last processed position (opaque text: a chat.db ROWID), when it
- * moved, and the connector's own state kept with it (opaque JSON, e.g. the iMessage backfill fence and
- * pending list). Written only inside ingest transactions, so position and state always agree.
+ * Connector cursors: per source, the last processed position (opaque text), when it moved, and the
+ * connector's own state kept with it (opaque JSON, e.g. the iMessage backfill fence and pending list).
+ * `device_messenger`: a chat.db ROWID; `community_chat`: the Discord connected mark, a snowflake before
+ * which every readable message reached gw (community-chat/connected-mark.ts; the per-channel positions
+ * live in `channels.cursor`). Written only inside ingest transactions, so position and state always agree.
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";

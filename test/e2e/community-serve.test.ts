@@ -2,8 +2,10 @@
  * `gw serve` with Discord as users run it: the compiled dist/gw logs in to the fake Discord, ingests,
  * replies and closes the gateway on SIGTERM; and a kill -9 after Discord made a post but before gw
  * recorded it never leads to a second post: the retry with the same Idempotency-Key answers that the
- * outcome is unknown.
+ * outcome is unknown; and the connected mark kept while it ran survives a kill -9, so the next start
+ * fetches an allowlisted person's first DM written while gw was down.
  */
+import { Database } from "bun:sqlite";
 import { afterEach, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import type { Envelope } from "../../src/core/envelope.ts";
@@ -99,6 +101,53 @@ test("kill -9 after Discord posted but before gw recorded: the retry never posts
       error: { code: "PLATFORM_SEND_FAILED", details: { reason: "outcome_unknown" } },
     });
     expect(s.fake.posted).toHaveLength(1);
+  } finally {
+    gw.proc.kill("SIGTERM");
+    await gw.exited;
+  }
+});
+
+test("kill -9: the connected mark kept while running lets the next start fetch a first DM written meanwhile", async () => {
+  const s = await setUp();
+  const bob = s.fake.user({ username: "bob_user", global_name: "Bob" });
+  writeFileSync(
+    s.env.GW_ALLOWLIST_PATH as string,
+    `${allowAnn(s.ann.id)}\n[[entry]]\nsource = "community_chat"\nid = "${bob.id}"\nperson_id = "bob"\n`,
+  );
+  const mark = () => {
+    try {
+      const db = new Database(s.env.GW_DB_PATH as string, { readonly: true });
+      try {
+        const row = db.query("SELECT position FROM connector_cursors WHERE source = 'community_chat'").get();
+        return (row as { position: string } | null)?.position;
+      } finally {
+        db.close();
+      }
+    } catch {
+      return undefined;
+    }
+  };
+  let gw = spawnGw(["serve"], s.env);
+  try {
+    await s.connected();
+    await waitFor(mark, "the connected mark");
+    gw.proc.kill("SIGKILL");
+    await gw.exited;
+    const dm = s.fake.dm(bob);
+    s.fake.message(dm.id, { author: bob, content: "bob's first DM", dispatch: false });
+
+    gw = spawnGw(["serve"], s.env);
+    await s.connected();
+    const [m] = await waitFor(async () => {
+      const l = await s.unread();
+      return l.length > 0 ? l : undefined;
+    }, "bob's DM");
+    expect(m).toMatchObject({
+      text: "bob's first DM",
+      channel_id: `community_chat:dm:${dm.id}`,
+      channel_type: "dm",
+      sender: { person_id: "bob" },
+    });
   } finally {
     gw.proc.kill("SIGTERM");
     await gw.exited;

@@ -43,6 +43,7 @@ describe("discord.js caches", () => {
           seen += 1;
         },
         session: () => {},
+        guild: () => {},
         ready: () => {},
         reconnecting: () => {},
         closedForGood: () => {},

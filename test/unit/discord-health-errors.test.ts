@@ -7,6 +7,7 @@ import { DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, HTTPError, RateLi
 import { type LinkState, linkHealth } from "../../src/connectors/community-chat/health.ts";
 import {
   FATAL_CLOSE,
+  isRefused,
   isTokenRejection,
   loginFailure,
   sendFailure,
@@ -142,6 +143,28 @@ describe("send failures", () => {
     expect(isTokenRejection(apiError(401, 0, "401: Unauthorized"))).toBe(true);
     expect(isTokenRejection(apiError(403, 50013, "Missing Permissions"))).toBe(false);
     expect(isTokenRejection(null)).toBe(false);
+  });
+
+  test("a refusal (Discord's 4xx) is told apart from what may pass: 5xx, rate limits, timeouts", () => {
+    expect(isRefused(apiError(400, 50035, "Invalid Form Body"))).toBe(true);
+    expect(isRefused(apiError(403, 50007, "Cannot send messages to this user"))).toBe(true);
+    expect(isRefused(new HTTPError(503, "Service Unavailable", "POST", "http://x", body))).toBe(false);
+    const rateLimited = new RateLimitError({
+      timeToReset: 9000,
+      limit: 5,
+      method: "POST",
+      hash: "h",
+      url: "http://x",
+      route: "/users/@me/channels",
+      majorParameter: "global",
+      global: false,
+      retryAfter: 9000,
+      sublimitTimeout: 0,
+      scope: "user",
+    });
+    expect(isRefused(rateLimited)).toBe(false);
+    expect(isRefused(new DOMException("This operation was aborted", "AbortError"))).toBe(false);
+    expect(isRefused(null)).toBe(false);
   });
 });
 

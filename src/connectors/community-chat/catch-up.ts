@@ -1,19 +1,23 @@
 /**
- * What a channel missed while gw was away (runner over REST). From the channel's stored position, or
- * from `maxAgeMs` ago when that is later, it pages forward through Discord's history (which answers
- * newest first) and returns at most `maxMessages` payloads, oldest first. Items that do not look like
- * messages are dropped; repeats are harmless (ingest dedupes on the snowflake). `truncated` is true only
- * when messages beyond the bound exist (a walk that fills the bound exactly asks for one more).
+ * What a channel missed while gw was away (runner over REST). Newer than the channel's stored position,
+ * or than `maxAgeMs` ago when that is later, it pages back from the newest message (Discord answers
+ * newest first; `before` never shifts under new posts) and keeps the newest `maxMessages`, returned
+ * oldest first: past the bound an agent sees the conversation as it stands. The older ones are counted
+ * as skipped, paging on for at most SKIP_COUNT_PAGES more pages (`skippedAtLeast` when the count stopped
+ * there or a counting page failed). Items that do not look like messages are dropped; repeats are
+ * harmless (ingest dedupes on the snowflake).
  */
 import { asDiscordMessage, type DiscordMessage } from "./mapping.ts";
 import { isLater, later, snowflakeAt } from "./snowflake.ts";
 
 /** Discord's page size limit for channel history. */
 export const HISTORY_PAGE = 100;
+/** Pages asked only to count what the bound skipped (at most this many more requests per channel). */
+export const SKIP_COUNT_PAGES = 5;
 
 export interface MissedQuery {
   discordChannelId: string;
-  /** The newest message id already processed in this channel, if any. */
+  /** The newest message id already processed in this channel (or where it starts), if any. */
   position: string | null;
   maxMessages: number;
   maxAgeMs: number;
@@ -21,30 +25,44 @@ export interface MissedQuery {
 }
 
 export interface Missed {
+  /** At most `maxMessages`, oldest first. */
   messages: DiscordMessage[];
-  /** True when the bound stopped the walk before the end of the history. */
-  truncated: boolean;
+  /** Missed messages older than those kept (within the age bound). */
+  skipped: number;
+  /** True when `skipped` is only a lower bound. */
+  skippedAtLeast: boolean;
 }
 
-export async function fetchMissed(
-  q: MissedQuery,
-  history: (channelId: string, afterId: string, limit: number) => Promise<unknown[]>,
-): Promise<Missed> {
-  let after = later(q.position, snowflakeAt(q.now - q.maxAgeMs)) as string;
-  const messages: DiscordMessage[] = [];
-  while (messages.length < q.maxMessages) {
-    const want = Math.min(HISTORY_PAGE, q.maxMessages - messages.length);
-    const page = await history(q.discordChannelId, after, want);
-    const fresh = page
+/** One page of history, newest first: the newest `limit` messages, or those right before `before`. */
+export type HistoryPage = (channelId: string, q: { before?: string; limit: number }) => Promise<unknown[]>;
+
+export async function fetchMissed(q: MissedQuery, history: HistoryPage): Promise<Missed> {
+  const floor = later(q.position, snowflakeAt(q.now - q.maxAgeMs)) as string;
+  const kept: DiscordMessage[] = [];
+  let skipped = 0;
+  let before: string | undefined;
+  const done = (skippedAtLeast: boolean): Missed => ({ messages: kept.reverse(), skipped, skippedAtLeast });
+  for (let counting = 0; ; ) {
+    const full = kept.length >= q.maxMessages;
+    if (full && counting++ >= SKIP_COUNT_PAGES) return done(true);
+    let page: unknown[];
+    try {
+      page = await history(q.discordChannelId, { ...(before ? { before } : {}), limit: HISTORY_PAGE });
+    } catch (err) {
+      if (full) return done(true);
+      throw err;
+    }
+    const items = page
       .map(asDiscordMessage)
-      .filter((m): m is DiscordMessage => m !== null && isLater(m.id, after))
-      .sort((a, b) => (isLater(a.id, b.id) ? 1 : -1));
-    messages.push(...fresh);
-    const last = fresh.at(-1);
-    if (page.length < want || !last) return { messages, truncated: false };
-    after = last.id;
+      .filter((m): m is DiscordMessage => m !== null && (before === undefined || isLater(before, m.id)))
+      .sort((a, b) => (isLater(a.id, b.id) ? -1 : 1));
+    for (const m of items) {
+      if (!isLater(m.id, floor)) return done(false);
+      if (kept.length < q.maxMessages) kept.push(m);
+      else skipped += 1;
+    }
+    const oldest = items.at(-1);
+    if (page.length < HISTORY_PAGE || !oldest) return done(false);
+    before = oldest.id;
   }
-  const beyond = await history(q.discordChannelId, after, 1);
-  const more = beyond.map(asDiscordMessage).some((m) => m !== null && isLater(m.id, after));
-  return { messages, truncated: more };
 }

@@ -3,34 +3,31 @@
  * (discord.js is imported only then) and returns at once; login has its own deadline in the health
  * report and non-fatal failures are retried with backoff. Every message of a channel (live, replayed,
  * or fetched by catch-up) goes through that channel's serial queue into the inbox, so a channel is
- * stored in order, one batch per transaction with the channel's position. At every new or resumed
- * session each known channel first catches up from its stored position (bounded by
- * GW_COMMUNITY_CATCHUP_*), ahead of anything newer in its queue; a channel whose catch-up failed keeps
- * its position until a retry succeeds. `stop` closes the gateway cleanly, aborts downloads and stores
- * nothing more, so what was not stored is fetched again at the next start.
+ * stored in order, one batch per transaction with the channel's position. Each session catches up
+ * what was missed (session-catch-up.ts: known channels from their positions, new readable channels,
+ * threads and allowlisted people's DMs from the connected mark; bounded by GW_COMMUNITY_CATCHUP_*),
+ * ahead of anything newer in a channel's queue; a channel whose catch-up failed keeps its position until
+ * a retry succeeds. `stop` closes the gateway cleanly, aborts downloads, stores nothing more but the
+ * connected mark, so what was not stored is fetched again at the next start.
  */
 import { withDeadline } from "../../core/deadline.ts";
 import type { IdFactory } from "../../core/ids.ts";
 import { createKeyedQueue } from "../../core/keyed-queue.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
-import { createSlots } from "../../core/slots.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
-import type { ChannelRow, ChannelStore } from "../../store/channels.ts";
+import type { ChannelStore } from "../../store/channels.ts";
+import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
-import { fetchMissed, HISTORY_PAGE } from "./catch-up.ts";
+import { createCatchUpRunner } from "./catch-up-runner.ts";
+import { createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
 import type { DiscordLink, LinkOptions } from "./discord-link.ts";
 import { type LinkState, linkHealth } from "./health.ts";
 import { createInbox } from "./inbox.ts";
-import { asDiscordMessage, channelFor, kindOf, kindOfChannelId } from "./mapping.ts";
-import {
-  FATAL_CLOSE,
-  isChannelGone,
-  isTokenRejection,
-  loginFailure,
-  TOKEN_REJECTED,
-} from "./platform-errors.ts";
+import { asDiscordMessage, channelFor, kindOf } from "./mapping.ts";
+import { FATAL_CLOSE, loginFailure, TOKEN_REJECTED } from "./platform-errors.ts";
 import { createSender } from "./sender.ts";
-import { CATCH_UP_CONCURRENCY, type CommunityTuning, DEFAULT_TUNING } from "./tuning.ts";
+import { createSessionCatchUp } from "./session-catch-up.ts";
+import { type CommunityTuning, DEFAULT_TUNING } from "./tuning.ts";
 
 export type { CommunityTuning } from "./tuning.ts";
 
@@ -39,8 +36,6 @@ export const DISCORD_LIBRARIES = ["discord.js", "@discordjs/", "@sapphire/", "@v
 /** discord.js's `destroy()` has hung under reconnect churn: a stop or restart waits no longer. */
 export const DESTROY_DEADLINE_MS = 3_000;
 
-/** How often a long catch-up logs its progress. */
-const PROGRESS_EVERY_MS = 2000;
 const seconds = (ms: number) => Math.round(ms / 1000);
 
 export interface CommunityChatOptions {
@@ -50,6 +45,10 @@ export interface CommunityChatOptions {
   attachmentMaxBytes: number;
   catchUp: { maxMessages: number; maxAgeMs: number };
   channels: ChannelStore;
+  /** Where the connected mark is kept (connected-mark.ts). */
+  cursors: CursorStore;
+  /** The Discord user ids of the allowlisted community_chat senders, as the allowlist is now. */
+  dmRecipients: () => readonly string[];
   /** Whether a Discord message id is stored already (its attachments need no download). */
   isStored: (platformId: string) => boolean;
   ids: IdFactory;
@@ -66,9 +65,6 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   const stopping = new AbortController();
   let link: DiscordLink | null = null;
   let state: LinkState = { phase: "starting", since: o.clock.now(), problem: null, lastAckAt: null };
-  /** Channels whose catch-up failed: their position stays put until one succeeds, so the gap is kept. */
-  const behind = new Set<string>();
-  let retryTimer: ReturnType<typeof setTimeout> | null = null;
   /** Restarts after library faults since the link was last ready. */
   let restarts = 0;
 
@@ -99,7 +95,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     ingestRetryMaxMs: t.ingestRetryMaxMs,
     isStored: o.isStored,
     botId: () => link?.botUser()?.id ?? null,
-    holdsPosition: (channelId) => behind.has(channelId),
+    holdsPosition: (channelId) => runner.holdsPosition(channelId),
     ids: o.ids,
     log,
     fetch: o.fetch,
@@ -116,111 +112,60 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     const kind = kindOf(m);
     const channelId = channelFor(kind, m.channel_id).id;
     const staged = inbox.stage([m]);
+    mark.received(m.id);
     queue
       .push(channelId, () => inbox.commit(channelId, kind, [m], staged))
+      // After a stop began it may not have been stored: it keeps holding the mark back.
+      .then(() => stopping.signal.aborted || mark.settled(m.id))
       .catch((err) =>
         log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
       );
   };
 
-  // --- catch-up: each known channel fetches what it missed, ahead of newer work in its queue ---
+  // --- catch-up and the connected mark (catch-up-runner.ts, session-catch-up.ts, connected-mark.ts) ---
 
-  const withSlot = createSlots(CATCH_UP_CONCURRENCY);
-
-  const catchUpChannel = async (row: ChannelRow, current: DiscordLink): Promise<number> => {
-    const kind = kindOfChannelId(row.id);
-    if (!kind || stopping.signal.aborted) return 0;
-    try {
-      const missed = await withSlot(() =>
-        fetchMissed(
-          {
-            discordChannelId: row.platform_ref,
-            position: row.cursor,
-            maxMessages: o.catchUp.maxMessages,
-            maxAgeMs: o.catchUp.maxAgeMs,
-            now: o.clock.now(),
-          },
-          current.history,
-        ),
-      );
-      behind.delete(row.id);
-      if (missed.truncated)
-        log.warn(
-          { channel_id: row.id, fetched: missed.messages.length },
-          "catch-up bound reached (GW_COMMUNITY_CATCHUP_MAX_MESSAGES): what this channel missed after these, if anything, is not fetched",
-        );
-      for (let i = 0; i < missed.messages.length; i += HISTORY_PAGE) {
-        const page = missed.messages.slice(i, i + HISTORY_PAGE);
-        await inbox.commit(row.id, kind, page, inbox.stage(page));
-      }
-      return missed.messages.length;
-    } catch (err) {
-      if (isTokenRejection(err)) {
-        fail(TOKEN_REJECTED);
-        return 0;
-      }
-      if (isChannelGone(err)) {
-        log.warn(
-          { channel_id: row.id, err: String(err) },
-          "channel deleted or closed to the bot; not caught up",
-        );
-        return 0;
-      }
-      behind.add(row.id);
-      log.warn(
-        { channel_id: row.id, err: String(err), retry_in_ms: t.catchUpRetryMs },
-        "catch-up of this channel failed; its position waits until a retry succeeds",
-      );
-      retryTimer ??= setTimeout(() => {
-        retryTimer = null;
-        catchUp("retry", (r) => behind.has(r.id));
-      }, t.catchUpRetryMs);
-      return 0;
-    }
-  };
-
-  /** Queues a catch-up in every known channel now, before any later message of the session. */
-  const catchUp = (how: "new" | "resumed" | "retry", which: (row: ChannelRow) => boolean = () => true) => {
-    const current = link;
-    if (!current || o.catchUp.maxMessages === 0 || stopping.signal.aborted) return;
-    const rows = o.channels.ofSource("community_chat").filter(which);
-    const started = o.clock.now();
-    let done = 0;
-    let messages = 0;
-    // A long catch-up (many channels, Discord's 50 requests/s) says how far it is.
-    const progress = setInterval(() => {
-      const s = Math.max(0.001, (o.clock.now() - started) / 1000);
-      log.info(
-        {
-          channels_done: done,
-          channels: rows.length,
-          messages,
-          messages_per_s: Math.round(messages / s),
-          eta_s: done === 0 ? null : Math.ceil(((rows.length - done) * s) / done),
-        },
-        "Discord catch-up in progress",
-      );
-    }, PROGRESS_EVERY_MS);
-    Promise.all(
-      rows.map((row) =>
-        queue
-          .push(row.id, () => catchUpChannel(row, current))
-          .then((n) => {
-            done += 1;
-            messages += n;
-            return n;
-          }),
-      ),
-    )
-      .then(() => {
-        log.info(
-          { session: how, channels: rows.length, messages, ms: o.clock.now() - started },
-          "Discord catch-up done",
-        );
-      })
-      .catch((err) => log.error({ err: String(err) }, "Discord catch-up failed"))
-      .finally(() => clearInterval(progress));
-  };
+  const runner = createCatchUpRunner({
+    queue,
+    inbox,
+    history: (channelId, q) => {
+      if (!link) throw new Error("not connected to Discord");
+      return link.history(channelId, q);
+    },
+    bounds: o.catchUp,
+    retryMs: t.catchUpRetryMs,
+    clock: o.clock,
+    log,
+    tokenRejected: () => fail(TOKEN_REJECTED),
+    signal: stopping.signal,
+    onIdle: () => mark.refresh(),
+  });
+  const session = createSessionCatchUp({
+    channels: o.channels,
+    runner,
+    mark: () => mark.current(),
+    dmRecipients: o.dmRecipients,
+    openDm: (userId) => {
+      if (!link) return Promise.reject(new Error("not connected to Discord"));
+      return link.openDm(userId);
+    },
+    botId: () => link?.botUser()?.id ?? null,
+    maxAgeMs: o.catchUp.maxAgeMs,
+    enabled: o.catchUp.maxMessages > 0,
+    retryMs: t.catchUpRetryMs,
+    now: o.clock.now,
+    log,
+    tokenRejected: () => fail(TOKEN_REJECTED),
+    signal: stopping.signal,
+  });
+  const mark = createConnectedMark({
+    read: () => o.cursors.get(MARK_SOURCE)?.position ?? null,
+    clock: o.clock,
+    log,
+    everyMs: t.markEveryMs,
+    marginMs: t.markMarginMs,
+    canAdvance: () => state.phase === "ready" && runner.idle() && session.behind() === 0,
+    lastAckAt: () => link?.lastAckAt() ?? null,
+  });
 
   // --- the link: login with retries, events, health -------------------------------------------
 
@@ -246,11 +191,13 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       // Events of a link that was replaced (restart, failed login) are ignored.
       const current: DiscordLink = openDiscordLink(options, {
         message: (p) => link === current && onMessage(p),
-        session: (how) => link === current && catchUp(how),
+        session: (how, guildIds) => link === current && session.onSession(how, guildIds),
+        guild: (d) => link === current && session.onGuild(d),
         ready: () => {
           if (link !== current) return;
           restarts = 0;
           setPhase("ready");
+          session.onReady();
         },
         reconnecting: () => link === current && setPhase("reconnecting"),
         closedForGood: (code) =>
@@ -301,15 +248,19 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     source: "community_chat",
     async start(target: Ingest) {
       inbox.setIngest(target);
+      mark.start(target);
       void connect().catch((err) => fail(`The Discord connector could not start: ${String(err)}`));
     },
     libraries: DISCORD_LIBRARIES,
     restart,
     async stop() {
+      const storeMark = mark.closing();
       stopping.abort();
-      if (retryTimer) clearTimeout(retryTimer);
+      runner.stop();
+      session.stop();
       if (link) await closeLink(link);
       await Promise.race([queue.idle(), Bun.sleep(t.stopDrainMs)]);
+      storeMark();
       inbox.setIngest(null);
     },
     send: createSender({ link: () => link, onTokenRejected: () => fail(TOKEN_REJECTED), log }),
@@ -322,10 +273,11 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       const storeError = inbox.storeError();
       if (storeError)
         return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
-      if (behind.size > 0 && h.state === "ok")
+      const behind = runner.behind() + session.behind();
+      if (behind > 0 && h.state === "ok")
         return {
           state: "degraded",
-          detail: `Could not fetch what ${behind.size} channel(s) missed; retrying every ${seconds(t.catchUpRetryMs)} s.`,
+          detail: `Could not fetch what ${behind} channel(s) missed; retrying every ${seconds(t.catchUpRetryMs)} s.`,
         };
       return h;
     },

@@ -4,8 +4,9 @@
  * caches limited to what gw uses (CACHE_LIMITS),
  * REST against GW_COMMUNITY_API_URL with a bounded timeout and retries, 429 waits longer than
  * maxRateLimitWaitMs rejected instead of waited (a long wait must not hold a send or other channels),
- * no worker sharding (it breaks inside the compiled binary). It hands raw MESSAGE_CREATE payloads
- * and link events to the connector and offers the two REST calls gw makes. `login()` settles at
+ * no worker sharding (it breaks inside the compiled binary). It hands raw MESSAGE_CREATE and
+ * GUILD_CREATE payloads and link events to the connector and offers the REST calls gw makes (post,
+ * history, open a DM). `login()` settles at
  * `clientReady` (caches filled), not at READY. A dispatch that discord.js's handlers or gw's own
  * listeners cannot digest is dropped with a warning: thrown inside @discordjs/ws's un-awaited frame
  * handler, it would be an unhandled rejection, which ends the process.
@@ -69,10 +70,12 @@ export interface LinkEvents {
   /** A MESSAGE_CREATE dispatch payload, live or replayed after a resume. */
   message(payload: unknown): void;
   /**
-   * A session began (READY) or was resumed (RESUMED, after its replay). Called from the dispatch
-   * itself, so before any later MESSAGE_CREATE of that session.
+   * A session began (READY, with the ids of the guilds it lists) or was resumed (RESUMED, after its
+   * replay). Called from the dispatch itself, so before any later MESSAGE_CREATE of that session.
    */
-  session(how: "new" | "resumed"): void;
+  session(how: "new" | "resumed", guildIds?: readonly string[]): void;
+  /** A GUILD_CREATE payload, raw, before discord.js handles it and before any later dispatch. */
+  guild(payload: unknown): void;
   /** The shard is ready again (guilds cached after READY, or resumed). */
   ready(): void;
   /** The socket closed and the client is reconnecting. */
@@ -83,6 +86,12 @@ export interface LinkEvents {
 }
 
 export type DiscordLink = ReturnType<typeof openDiscordLink>;
+
+type ReadyData = { user?: { id?: string; username?: string; global_name?: string | null }; guilds?: unknown };
+const guildIdsOf = (guilds: unknown): string[] =>
+  Array.isArray(guilds)
+    ? guilds.flatMap((g: { id?: unknown } | null) => (typeof g?.id === "string" ? [g.id] : []))
+    : [];
 
 export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
   const client = new Client({
@@ -133,10 +142,14 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
 
   client.ws.on(
     GatewayDispatchEvents.Ready,
-    dropOnThrow("READY", (d: { user?: { id?: string; username?: string; global_name?: string | null } }) => {
+    dropOnThrow("READY", (d: ReadyData) => {
       if (d.user?.id) bot = { id: d.user.id, name: d.user.global_name || d.user.username || d.user.id };
-      on.session("new");
+      on.session("new", guildIdsOf(d.guilds));
     }),
+  );
+  client.ws.on(
+    GatewayDispatchEvents.GuildCreate,
+    dropOnThrow("GUILD_CREATE", (d: unknown) => on.guild(d)),
   );
   client.ws.on(GatewayDispatchEvents.Resumed, () => on.session("resumed"));
   client.ws.on(
@@ -167,11 +180,14 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
     },
     post: async (channelId: string, body: object): Promise<{ id: string }> =>
       (await client.rest.post(Routes.channelMessages(channelId), { body })) as { id: string },
-    /** Up to `limit` (≤ 100) messages posted after `afterId`, in the order Discord returns them. */
-    history: async (channelId: string, afterId: string, limit: number): Promise<unknown[]> =>
+    /** Up to `limit` (≤ 100) messages, newest first: the newest, or those right before `before`. */
+    history: async (channelId: string, q: { before?: string; limit: number }): Promise<unknown[]> =>
       (await client.rest.get(Routes.channelMessages(channelId), {
-        query: new URLSearchParams({ after: afterId, limit: String(limit) }),
+        query: new URLSearchParams({ ...(q.before ? { before: q.before } : {}), limit: String(q.limit) }),
       })) as unknown[],
+    /** Opens (or finds) the DM channel with a user: the channel object, with its `last_message_id`. */
+    openDm: async (userId: string): Promise<unknown> =>
+      await client.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
     destroy: () => client.destroy(),
     /** How many entries discord.js's caches hold (tests and the soak benchmark watch them stay small). */
     cacheSizes: () => ({

@@ -43,6 +43,12 @@ export function isTokenRejection(err: unknown): boolean {
   );
 }
 
+/** Discord refused the request itself (a 4xx; a 429 is a RateLimitError, not this): asking again will not help. */
+export function isRefused(err: unknown): boolean {
+  const e = like(err);
+  return e.name?.startsWith("DiscordAPIError") === true && (e.status ?? 0) >= 400 && (e.status ?? 0) < 500;
+}
+
 /** The channel is gone or closed to the bot (403/404): asking again will not help. */
 export function isChannelGone(err: unknown): boolean {
   const e = like(err);

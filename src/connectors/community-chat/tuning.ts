@@ -25,6 +25,10 @@ export interface CommunityTuning {
   stopDrainMs: number;
   /** When a channel's catch-up failed, it is tried again after this long. */
   catchUpRetryMs: number;
+  /** How often the connected mark is stored while connected (connected-mark.ts). */
+  markEveryMs: number;
+  /** How far the mark stays behind the last acknowledged heartbeat (messages on their way, clocks apart). */
+  markMarginMs: number;
 }
 
 export const DEFAULT_TUNING: CommunityTuning = {
@@ -39,6 +43,8 @@ export const DEFAULT_TUNING: CommunityTuning = {
   ingestRetryMaxMs: 30_000,
   stopDrainMs: 5_000,
   catchUpRetryMs: 30_000,
+  markEveryMs: 60_000,
+  markMarginMs: 120_000,
 };
 
 /** Channels whose history is fetched at once during a catch-up. */

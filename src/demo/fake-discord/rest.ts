@@ -3,7 +3,9 @@
  * programmed failures (status, body, headers, hang, count, predicate) are checked first. Create Message
  * validates length (50035), emptiness (50006), honours `nonce` + `enforce_nonce`, turns a reference into
  * a reply (type 19), stores the message and echoes it as MESSAGE_CREATE, as Discord does. History
- * answers newest first, also with `after`.
+ * answers newest first, also with `after` (then the `limit` messages right after it); `before`, `after`
+ * or no anchor (the newest). A guild channel the bot may not view answers 403 Missing Access (50001);
+ * one whose history it may not read answers an empty list, as Discord does.
  */
 import type { FakeGateway } from "./gateway.ts";
 import type { FakeUser, Payload, World } from "./world.ts";
@@ -87,9 +89,12 @@ export function createRest(
     return rule;
   };
 
+  const missingAccess = () => error(403, 50001, "Missing Access");
+
   const createMessage = (channelId: string, body: Record<string, unknown>): Response => {
     const channel = world.channel(channelId);
     if (!channel) return error(404, 10003, "Unknown Channel");
+    if (channel.guildId && world.accessOf(channel) === "hidden") return missingAccess();
     const content = typeof body.content === "string" ? body.content : "";
     if (content.length > 2000)
       return error(400, 50035, "Invalid Form Body", {
@@ -133,7 +138,11 @@ export function createRest(
   };
 
   const historyOf = (channelId: string, q: Record<string, string>): Response => {
-    if (!world.channel(channelId)) return error(404, 10003, "Unknown Channel");
+    const channel = world.channel(channelId);
+    if (!channel) return error(404, 10003, "Unknown Channel");
+    const access = channel.guildId ? world.accessOf(channel) : "open";
+    if (access === "hidden") return missingAccess();
+    if (access === "no-history") return json(200, []);
     const limit = Math.min(100, Math.max(1, Number(q.limit ?? 50)));
     const all = world.history.get(channelId) ?? [];
     const id = (m: Payload) => BigInt(m.id as string);

@@ -10,9 +10,16 @@
 import type { Server } from "bun";
 import { createGateway, type SocketData } from "./gateway.ts";
 import { createRest, type FailureRule, type PostedMessage, type RecordedRequest } from "./rest.ts";
-import { createWorld, type FakeMessageInput, type FakeUser, type Payload } from "./world.ts";
+import {
+  type Channel,
+  type ChannelAccess,
+  createWorld,
+  type FakeMessageInput,
+  type FakeUser,
+  type Payload,
+} from "./world.ts";
 
-export type { FailureRule, FakeMessageInput, FakeUser, PostedMessage, RecordedRequest };
+export type { ChannelAccess, FailureRule, FakeMessageInput, FakeUser, PostedMessage, RecordedRequest };
 
 export const FAKE_BOT_TOKEN = "fake-bot-token";
 
@@ -64,13 +71,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     websocket: gateway.websocket,
   });
 
-  const addChannel = (c: {
-    id: string;
-    type: number;
-    name?: string;
-    guildId?: string;
-    parentId?: string;
-  }) => {
+  const addChannel = (c: Channel) => {
     world.channels.set(c.id, c);
     return c;
   };
@@ -91,15 +92,28 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     },
     guild(input: { name: string }): { id: string } {
       const id = world.snowflake();
-      world.guilds.set(id, { id, name: input.name, joinedAt: new Date().toISOString() });
+      world.guilds.set(id, {
+        id,
+        name: input.name,
+        joinedAt: new Date().toISOString(),
+        botRoleId: world.snowflake(),
+      });
       gateway.dispatch("GUILD_CREATE", world.guildCreate(id));
       return { id };
     },
-    channel(guildId: string, input: { name: string }): { id: string } {
-      const c = addChannel({ id: world.snowflake(), type: 0, name: input.name, guildId });
+    /** A text channel; `access` says what the bot may do in it (default `open`). */
+    channel(guildId: string, input: { name: string; access?: ChannelAccess }): { id: string } {
+      const c = addChannel({
+        id: world.snowflake(),
+        type: 0,
+        name: input.name,
+        guildId,
+        ...(input.access ? { access: input.access } : {}),
+      });
       gateway.dispatch("CHANNEL_CREATE", world.channelPayload(c));
       return { id: c.id };
     },
+    /** A public thread (active), with its parent's access. */
     thread(guildId: string, parentId: string, input: { name: string }): { id: string } {
       const c = addChannel({ id: world.snowflake(), type: 11, name: input.name, guildId, parentId });
       gateway.dispatch("THREAD_CREATE", { ...world.channelPayload(c), newly_created: true });

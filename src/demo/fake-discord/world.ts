@@ -3,7 +3,13 @@
  * attachment files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes
  * (milliseconds since the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
  * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not.
+ * Channels carry `last_message_id` (the newest in their history); GUILD_CREATE lists the roles, each
+ * channel's overwrites for the bot's `access` (access.ts) and the bot's member.
  */
+
+import { type ChannelAccess, guildRoles, overwritesFor } from "./access.ts";
+
+export type { ChannelAccess } from "./access.ts";
 
 export const DISCORD_EPOCH = 1_420_070_400_000n;
 
@@ -44,13 +50,23 @@ export interface FakeMessageInput {
 
 export type Payload = Record<string, unknown>;
 
-interface Channel {
+export interface Channel {
   id: string;
   type: number;
   name?: string;
   guildId?: string;
   parentId?: string;
   recipient?: FakeUser;
+  /** Guild channels only (threads follow their parent); default `open`. */
+  access?: ChannelAccess;
+}
+
+export interface FakeGuild {
+  id: string;
+  name: string;
+  joinedAt: string;
+  /** The bot's managed role in this guild. */
+  botRoleId: string;
 }
 
 interface StoredFile {
@@ -58,6 +74,8 @@ interface StoredFile {
   contentType: string;
   expired: boolean;
 }
+
+const snowflakeMs = (id: string): number => Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
 
 export function createWorld(origin: () => string, botName = "gw-test-bot") {
   let last = 0n;
@@ -70,13 +88,16 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     return id.toString();
   };
   const users = new Map<string, FakeUser>();
-  const guilds = new Map<string, { id: string; name: string; joinedAt: string }>();
+  const guilds = new Map<string, FakeGuild>();
   const channels = new Map<string, Channel>();
   const history = new Map<string, Payload[]>();
   const files = new Map<string, StoredFile>();
   const application = { id: snowflake(), flags: 0 };
   const bot: FakeUser = { id: snowflake(), username: botName, global_name: null, bot: true };
   users.set(bot.id, bot);
+  /** Owns every guild (an owner has every permission, so it is not the bot). */
+  const owner: FakeUser = { id: snowflake(), username: "server-owner", global_name: null };
+  users.set(owner.id, owner);
 
   const userPayload = (u: FakeUser) => ({
     id: u.id,
@@ -87,12 +108,28 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     ...(u.bot ? { bot: true } : {}),
   });
 
+  const lastMessageId = (c: Channel): string | null =>
+    ((history.get(c.id) ?? []).at(-1)?.id as string | undefined) ?? null;
+
+  /** The bot's access in a guild channel; a thread has its parent's. */
+  const accessOf = (c: Channel): ChannelAccess => {
+    const parent = c.parentId ? channels.get(c.parentId) : undefined;
+    return (parent ?? c).access ?? "open";
+  };
+
+  const overwrites = (c: Channel): Payload[] => {
+    const guild = c.guildId ? guilds.get(c.guildId) : undefined;
+    return guild
+      ? overwritesFor(c.access ?? "open", { guildId: guild.id, botRoleId: guild.botRoleId, botId: bot.id })
+      : [];
+  };
+
   const channelPayload = (c: Channel): Payload =>
     c.type === 1
       ? {
           id: c.id,
           type: 1,
-          last_message_id: null,
+          last_message_id: lastMessageId(c),
           flags: 0,
           recipients: c.recipient ? [userPayload(c.recipient)] : [],
         }
@@ -101,9 +138,9 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
           type: c.type,
           name: c.name,
           guild_id: c.guildId,
-          position: 0,
-          permission_overwrites: [],
-          nsfw: false,
+          last_message_id: lastMessageId(c),
+          flags: 0,
+          rate_limit_per_user: 0,
           parent_id: c.parentId ?? null,
           ...(c.type === 11
             ? {
@@ -113,21 +150,23 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
                   auto_archive_duration: 1440,
                   locked: false,
                   archive_timestamp: new Date().toISOString(),
+                  create_timestamp: new Date(snowflakeMs(c.id)).toISOString(),
                 },
-                message_count: 0,
+                message_count: (history.get(c.id) ?? []).length,
+                total_message_sent: (history.get(c.id) ?? []).length,
                 member_count: 1,
               }
-            : { topic: null, last_message_id: null, rate_limit_per_user: 0 }),
+            : { position: 0, permission_overwrites: overwrites(c), nsfw: false, topic: null }),
         };
 
   const guildCreate = (guildId: string): Payload => {
-    const g = guilds.get(guildId) as { id: string; name: string; joinedAt: string };
+    const g = guilds.get(guildId) as FakeGuild;
     const own = [...channels.values()].filter((c) => c.guildId === guildId);
     return {
       id: g.id,
       name: g.name,
       icon: null,
-      owner_id: bot.id,
+      owner_id: owner.id,
       unavailable: false,
       member_count: 2,
       large: false,
@@ -135,22 +174,22 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
       features: [],
       emojis: [],
       stickers: [],
-      roles: [
+      roles: guildRoles({ guildId: g.id, botRoleId: g.botRoleId, botId: bot.id, botName: bot.username }),
+      channels: own.filter((c) => c.type !== 11).map((c) => ({ ...channelPayload(c), guild_id: undefined })),
+      // The active threads the bot can see (its own thread membership is not tracked).
+      threads: own.filter((c) => c.type === 11 && accessOf(c) !== "hidden").map(channelPayload),
+      // Without the presence intent Discord lists only the bot (and users in voice).
+      members: [
         {
-          id: g.id,
-          name: "@everyone",
-          permissions: "0",
-          position: 0,
-          color: 0,
-          hoist: false,
-          managed: false,
-          mentionable: false,
+          user: userPayload(bot),
+          nick: null,
+          roles: [g.botRoleId],
+          joined_at: g.joinedAt,
+          deaf: false,
+          mute: false,
           flags: 0,
         },
       ],
-      channels: own.filter((c) => c.type !== 11).map((c) => ({ ...channelPayload(c), guild_id: undefined })),
-      threads: own.filter((c) => c.type === 11).map(channelPayload),
-      members: [],
       presences: [],
       voice_states: [],
       stage_instances: [],
@@ -168,7 +207,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     channel_id: channel.id,
     author: userPayload(input.author),
     content: input.content,
-    timestamp: new Date(Number((BigInt(input.id) >> 22n) + DISCORD_EPOCH)).toISOString(),
+    timestamp: new Date(snowflakeMs(input.id)).toISOString(),
     edited_timestamp: null,
     tts: false,
     mention_everyone: false,
@@ -220,6 +259,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
   return {
     bot,
     application,
+    accessOf,
     snowflake,
     users,
     guilds,
