@@ -3,8 +3,8 @@
  * store, allowlist, ingest, send path, webhook dispatcher, timers (attachment retention, key expiry)
  * and the HTTP app. `gw serve` and `gw demo` call it with the real ports; tests call it with
  * temporary paths and test connectors. It does not listen and installs no signal handlers: the command
- * does that, between `prepare` (configuration that can still fail) and `start`. `close()` stops timers, connectors and the dispatcher (in-flight attempts finish), then
- * closes the store.
+ * does that, between `prepare` (configuration that can still fail) and `start`. `close()` stops timers,
+ * connectors and the dispatcher (in-flight attempts finish), then closes the store.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -53,43 +53,27 @@ export function publicBaseUrl(host: string, port: number): string {
   return `http://${hostPort(host, port)}`;
 }
 
-export function createService(ports: ServicePorts) {
-  const { config, clock, log } = ports;
-  const startedAtMs = clock.now();
-  const store = (ports.openStore ?? openStore)(config.dbPath);
-  mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
-
-  const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
-  const ids = createIdFactory(clock);
-  const connectors = ports.connectors({ store, ids, allowlist: allowlist.current });
-  const baseUrl = publicBaseUrl(config.bindHost, config.bindPort);
-  const dispatcher =
-    config.webhookUrl && config.webhookSecret
-      ? createDispatcher({
-          store,
-          url: config.webhookUrl,
-          secret: config.webhookSecret,
-          delaysMs: config.webhookRetryDelaysMs,
-          timeoutMs: config.webhookTimeoutMs,
-          publicBaseUrl: baseUrl,
-          clock,
-          log,
-          fetch: ports.fetch ?? fetch,
-          random: Math.random,
-        })
-      : null;
-  const arrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
-  const ingest = createIngest({
+/** The signed-webhook dispatcher, when GW_WEBHOOK_URL (and its secret) are set. */
+function webhookDispatcher(ports: ServicePorts, store: Store) {
+  const { config } = ports;
+  if (!config.webhookUrl || !config.webhookSecret) return null;
+  return createDispatcher({
     store,
-    allowlist: allowlist.current,
-    ids,
-    clock,
-    webhooksEnabled: dispatcher !== null,
-    attachmentDir: config.attachmentDir,
-    log,
-    ...(dispatcher ? { onDeliveriesQueued: dispatcher.wake } : {}),
-    announce: arrivals.publish,
+    url: config.webhookUrl,
+    secret: config.webhookSecret,
+    delaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    publicBaseUrl: publicBaseUrl(config.bindHost, config.bindPort),
+    clock: ports.clock,
+    log: ports.log,
+    fetch: ports.fetch ?? fetch,
+    random: Math.random,
   });
+}
+
+/** POST /messages/send: the idempotency runner and the send service over the connectors. */
+function sendPath(ports: ServicePorts, store: Store, connectors: ConnectorRegistry, ids: IdFactory) {
+  const { config, clock, log } = ports;
   const idempotency = createIdempotentRunner({
     store: store.idempotency,
     clock,
@@ -124,15 +108,12 @@ export function createService(ports: ServicePorts) {
     },
     log,
   });
-  const sweeper = createAttachmentSweeper({
-    attachments: store.attachments,
-    dir: config.attachmentDir,
-    retentionDays: config.attachmentRetentionDays,
-    clock,
-    log,
-  });
+  return { idempotency, sendMessage };
+}
 
-  const connectorHealth = (): Health["connectors"] => ({
+/** Each connector's health for /healthz; an absent one is `disabled`, saying how to turn it on. */
+function connectorHealthOf(connectors: ConnectorRegistry) {
+  return (): Health["connectors"] => ({
     device_messenger: connectors.device_messenger?.health() ?? {
       state: "disabled",
       detail: "Not configured.",
@@ -142,13 +123,56 @@ export function createService(ports: ServicePorts) {
       detail: "Not configured: set GW_COMMUNITY_BOT_TOKEN.",
     },
   });
+}
 
+/**
+ * An unhandled error raised inside a connector's platform library: that connector restarts (true);
+ * false when no connector owns the library (the process-level policy then stops gw).
+ */
+function restartConnectorOf(connectors: ConnectorRegistry, origin: FaultOrigin, err: unknown): boolean {
+  const owners = Object.values(connectors).filter(
+    (c) => c.restart && packageIn(origin.package, c.libraries ?? []),
+  );
+  const reason = `${origin.package}: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+  for (const c of owners) c.restart?.(reason);
+  return owners.length > 0;
+}
+
+export function createService(ports: ServicePorts) {
+  const { config, clock, log } = ports;
+  const startedAtMs = clock.now();
+  const store = (ports.openStore ?? openStore)(config.dbPath);
+  mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
+  const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
+  const ids = createIdFactory(clock);
+  const connectors = ports.connectors({ store, ids, allowlist: allowlist.current });
+  const dispatcher = webhookDispatcher(ports, store);
+  const arrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
+  const ingest = createIngest({
+    store,
+    allowlist: allowlist.current,
+    ids,
+    clock,
+    webhooksEnabled: dispatcher !== null,
+    attachmentDir: config.attachmentDir,
+    log,
+    ...(dispatcher ? { onDeliveriesQueued: dispatcher.wake } : {}),
+    announce: arrivals.publish,
+  });
+  const { idempotency, sendMessage } = sendPath(ports, store, connectors, ids);
+  const sweeper = createAttachmentSweeper({
+    attachments: store.attachments,
+    dir: config.attachmentDir,
+    retentionDays: config.attachmentRetentionDays,
+    clock,
+    log,
+  });
   const app = createApp({
     bearerToken: config.bearerToken as string,
     version: VERSION,
     store,
     clock,
-    publicBaseUrl: baseUrl,
+    publicBaseUrl: publicBaseUrl(config.bindHost, config.bindPort),
     attachmentDir: config.attachmentDir,
     sendMessage,
     idempotency,
@@ -158,66 +182,64 @@ export function createService(ports: ServicePorts) {
       version: VERSION,
       startedAtMs,
       now: () => clock.now(),
-      connectors: connectorHealth,
+      connectors: connectorHealthOf(connectors),
       webhookCounts: store.deliveries.counts,
     },
   });
+  const parts = { app, store, allowlist, ingest, arrivals, sweeper, idempotency, dispatcher };
+  return { ...parts, ...serviceLifecycle(parts, connectors) };
+}
 
+/** prepare, start, restart a connector, stop: the order of the service's parts. */
+function serviceLifecycle(
+  s: {
+    store: Store;
+    allowlist: ReturnType<typeof createAllowlistHolder>;
+    ingest: ReturnType<typeof createIngest>;
+    arrivals: ReturnType<typeof createArrivals>;
+    sweeper: ReturnType<typeof createAttachmentSweeper>;
+    idempotency: ReturnType<typeof createIdempotentRunner>;
+    dispatcher: ReturnType<typeof createDispatcher> | null;
+  },
+  connectors: ConnectorRegistry,
+) {
   let purgeTimer: ReturnType<typeof setInterval> | null = null;
   let prepared = false;
   let closed = false;
-
+  const prepare = (): void => {
+    if (!prepared) s.allowlist.load();
+    prepared = true;
+  };
   return {
-    app,
-    store,
-    allowlist,
-    ingest,
-    arrivals,
-    sweeper,
-    idempotency,
-    dispatcher,
     /**
      * Loads the allowlist: what can stop `gw serve` with a configuration error (exit 2) before it
      * listens. `start` does it when it was not done.
      */
-    prepare(): void {
-      if (!prepared) allowlist.load();
-      prepared = true;
-    },
+    prepare,
     /** Starts the sweeper, the dispatcher and the connectors (their backlogs are read in the background). */
     async start(): Promise<void> {
-      this.prepare();
-      sweeper.start();
-      purgeTimer = setInterval(() => idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
-      dispatcher?.start();
-      for (const c of Object.values(connectors)) await c.start(ingest);
+      prepare();
+      s.sweeper.start();
+      purgeTimer = setInterval(() => s.idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
+      s.dispatcher?.start();
+      for (const c of Object.values(connectors)) await c.start(s.ingest);
     },
-    /**
-     * An unhandled error raised inside a connector's platform library: that connector restarts (true);
-     * false when no connector owns the library (the process-level policy then stops gw).
-     */
-    restartConnectorOf(origin: FaultOrigin, err: unknown): boolean {
-      const owners = Object.values(connectors).filter(
-        (c) => c.restart && packageIn(origin.package, c.libraries ?? []),
-      );
-      const reason = `${origin.package}: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
-      for (const c of owners) c.restart?.(reason);
-      return owners.length > 0;
-    },
+    restartConnectorOf: (origin: FaultOrigin, err: unknown) => restartConnectorOf(connectors, origin, err),
     /** Answers every held long poll now (before the server waits for in-flight requests to end). */
     endLongPolls(): void {
-      arrivals.close();
+      s.arrivals.close();
     },
+    /** Stops timers, connectors and the dispatcher (in-flight attempts finish), then closes the store. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      arrivals.close();
-      sweeper.stop();
+      s.arrivals.close();
+      s.sweeper.stop();
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();
-      await dispatcher?.stop();
-      idempotency.close();
-      store.close();
+      await s.dispatcher?.stop();
+      s.idempotency.close();
+      s.store.close();
     },
   };
 }
