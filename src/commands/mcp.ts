@@ -7,6 +7,7 @@
  * capability and pushes the agent's new messages; that needs GW_AGENT_ID (exit 2 without it).
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { pause } from "../core/deadline.ts";
 import { systemClock } from "../core/ports.ts";
 import { createApiClient } from "../mcp/api-client.ts";
 import { followChannel } from "../mcp/channel.ts";
@@ -59,15 +60,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
           agentId: config.agentId,
           notify: (n) => server.server.notification(n),
           now: systemClock.now,
-          sleep: (ms, signal) =>
-            new Promise<void>((resolve) => {
-              const done = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-              const timer = setTimeout(done, ms);
-              signal.addEventListener("abort", done, { once: true });
-            }),
+          sleep: pause,
           log,
         })
       : null;
