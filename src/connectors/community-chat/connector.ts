@@ -12,7 +12,7 @@
  */
 import { pause } from "../../core/deadline.ts";
 import type { IdFactory } from "../../core/ids.ts";
-import { createKeyedQueue } from "../../core/keyed-queue.ts";
+import { createKeyedQueue, type KeyedQueue } from "../../core/keyed-queue.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
 import type { ChannelStore } from "../../store/channels.ts";
@@ -21,7 +21,7 @@ import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createCatchUpRunner } from "./catch-up-runner.ts";
 import { createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
 import { linkHealth } from "./health.ts";
-import { createInbox } from "./inbox.ts";
+import { createInbox, type Inbox } from "./inbox.ts";
 import { createLinkKeeper, type LinkKeeper } from "./link-keeper.ts";
 import { asDiscordMessage, channelFor, kindOf } from "./mapping.ts";
 import { TOKEN_REJECTED } from "./platform-errors.ts";
@@ -54,6 +54,57 @@ export interface CommunityChatOptions {
   log: Logger;
   fetch: typeof fetch;
   tuning?: Partial<CommunityTuning>;
+}
+
+/** What a (re)connect catches up (catch-up-runner.ts, session-catch-up.ts) and the connected mark. */
+function catchUpParts(
+  o: CommunityChatOptions,
+  t: CommunityTuning,
+  c: { queue: KeyedQueue; inbox: Inbox; keeper: LinkKeeper; log: Logger; signal: AbortSignal },
+) {
+  const connected = () => {
+    const current = c.keeper.current();
+    if (!current) throw new Error("not connected to Discord");
+    return current;
+  };
+  const tokenRejected = () => c.keeper.fail(TOKEN_REJECTED);
+  const runner = createCatchUpRunner({
+    queue: c.queue,
+    inbox: c.inbox,
+    history: (channelId, q) => connected().history(channelId, q),
+    bounds: o.catchUp,
+    retryMs: t.catchUpRetryMs,
+    clock: o.clock,
+    log: c.log,
+    tokenRejected,
+    signal: c.signal,
+    onIdle: () => mark.refresh(),
+  });
+  const session = createSessionCatchUp({
+    channels: o.channels,
+    runner,
+    mark: () => mark.current(),
+    dmRecipients: o.dmRecipients,
+    openDm: async (userId) => connected().openDm(userId),
+    botId: () => c.keeper.current()?.botUser()?.id ?? null,
+    maxAgeMs: o.catchUp.maxAgeMs,
+    enabled: o.catchUp.maxMessages > 0,
+    retryMs: t.catchUpRetryMs,
+    now: o.clock.now,
+    log: c.log,
+    tokenRejected,
+    signal: c.signal,
+  });
+  const mark = createConnectedMark({
+    read: () => o.cursors.get(MARK_SOURCE)?.position ?? null,
+    clock: o.clock,
+    log: c.log,
+    everyMs: t.markEveryMs,
+    marginMs: t.markMarginMs,
+    canAdvance: () => c.keeper.state().phase === "ready" && runner.idle() && session.behind() === 0,
+    lastAckAt: () => c.keeper.current()?.lastAckAt() ?? null,
+  });
+  return { runner, session, mark };
 }
 
 export function createCommunityChat(o: CommunityChatOptions): Connector {
@@ -112,51 +163,12 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       );
   };
 
-  // --- catch-up and the connected mark (catch-up-runner.ts, session-catch-up.ts, connected-mark.ts) ---
-
-  const runner = createCatchUpRunner({
+  const { runner, session, mark } = catchUpParts(o, t, {
     queue,
     inbox,
-    history: (channelId, q) => {
-      const current = link();
-      if (!current) throw new Error("not connected to Discord");
-      return current.history(channelId, q);
-    },
-    bounds: o.catchUp,
-    retryMs: t.catchUpRetryMs,
-    clock: o.clock,
+    keeper,
     log,
-    tokenRejected: () => fail(TOKEN_REJECTED),
     signal: stopping.signal,
-    onIdle: () => mark.refresh(),
-  });
-  const session = createSessionCatchUp({
-    channels: o.channels,
-    runner,
-    mark: () => mark.current(),
-    dmRecipients: o.dmRecipients,
-    openDm: (userId) => {
-      const current = link();
-      if (!current) return Promise.reject(new Error("not connected to Discord"));
-      return current.openDm(userId);
-    },
-    botId: () => link()?.botUser()?.id ?? null,
-    maxAgeMs: o.catchUp.maxAgeMs,
-    enabled: o.catchUp.maxMessages > 0,
-    retryMs: t.catchUpRetryMs,
-    now: o.clock.now,
-    log,
-    tokenRejected: () => fail(TOKEN_REJECTED),
-    signal: stopping.signal,
-  });
-  const mark = createConnectedMark({
-    read: () => o.cursors.get(MARK_SOURCE)?.position ?? null,
-    clock: o.clock,
-    log,
-    everyMs: t.markEveryMs,
-    marginMs: t.markMarginMs,
-    canAdvance: () => keeper.state().phase === "ready" && runner.idle() && session.behind() === 0,
-    lastAckAt: () => link()?.lastAckAt() ?? null,
   });
 
   return {
