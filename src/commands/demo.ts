@@ -12,20 +12,24 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { buildConnectors } from "../connectors/registry.ts";
-import { systemClock } from "../core/ports.ts";
+import { type Logger, systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { banner } from "../demo/banner.ts";
-import { openChatDbWriter } from "../demo/chatdb-writer.ts";
+import { type ChatDbWriter, openChatDbWriter } from "../demo/chatdb-writer.ts";
+import type { DiscordScene } from "../demo/discord-scene.ts";
 import { watchOwnRows } from "../demo/imessage-replies.ts";
 import { startReceiverSink } from "../demo/receiver-sink.ts";
 import { demoAllowlist, FRIEND, preview, SCRIPT, STRANGER } from "../demo/script.ts";
 import { createService } from "../service.ts";
-import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE } from "./exit.ts";
+import { superviseProcess } from "./lifecycle.ts";
 import { selfCommand } from "./self.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 /** How long the banner waits for the Discord connector to be ready (it is local: well under a second). */
 const DISCORD_READY_TIMEOUT_MS = 15_000;
+/** The demo's stop (the service, the sink, the fake Discord) ends within this. */
+const DEMO_STOP_DEADLINE_MS = 10_000;
 
 function parseInterval(argv: readonly string[]): number {
   const i = argv.indexOf("--interval");
@@ -51,6 +55,92 @@ function writeStandIn(dir: string, chatDbPath: string): string {
   );
   chmodSync(path, 0o700);
   return path;
+}
+
+/** The demo's environment: everything under `dir`, both platforms simulated, webhooks to the sink. */
+function demoEnv(
+  ctx: CommandContext,
+  dir: string,
+  s: {
+    chatDbPath: string;
+    token: string;
+    discord: DiscordScene;
+    sink: { url: string };
+    webhookSecret: string;
+  },
+): Record<string, string | undefined> {
+  return {
+    PATH: ctx.env.PATH,
+    HOME: dir,
+    GW_BEARER_TOKEN: s.token,
+    GW_BIND_HOST: "127.0.0.1",
+    GW_BIND_PORT: ctx.env.GW_BIND_PORT ?? "8080",
+    GW_DB_PATH: join(dir, "data/gw.db"),
+    GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
+    GW_LOG_DIR: join(dir, "logs"),
+    GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
+    GW_CHAT_DB_PATH: s.chatDbPath,
+    GW_OSASCRIPT_PATH: writeStandIn(dir, s.chatDbPath),
+    GW_COMMUNITY_BOT_TOKEN: s.discord.token,
+    GW_COMMUNITY_API_URL: s.discord.apiUrl,
+    GW_WEBHOOK_URL: s.sink.url,
+    GW_WEBHOOK_SECRET: s.webhookSecret,
+    GW_LOG_LEVEL: ctx.env.GW_LOG_LEVEL ?? "warn",
+  };
+}
+
+/** The real service on the demo's environment, listening; undone by `undo`. */
+async function startDemoService(
+  ctx: CommandContext,
+  env: Record<string, string | undefined>,
+  dir: string,
+  undo: (() => unknown)[],
+) {
+  const host = hostOf(ctx, dir);
+  const config = configOf(ctx, { env, host });
+  const log = await loggerOf(config, ctx);
+  const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
+  const service = createService({ config, clock: systemClock, log, host, connectors });
+  undo.push(() => service.close());
+  service.prepare();
+  // The demo's chat.db is new and holds no messages: its reader starts at the beginning. (A first
+  // start on a real Mac starts at the end of chat.db, and says so with a warning.)
+  service.store.cursors.set("device_messenger", "0", systemClock.now());
+  try {
+    service.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
+  } catch (err) {
+    throw new CommandError(
+      `gw demo: cannot listen on port ${config.bindPort} (${(err as Error).message}). Set GW_BIND_PORT to a free port.`,
+      EXIT_FAILURE,
+    );
+  }
+  undo.push(() => service.app.stop());
+  await service.start();
+  await discordReady((req) => service.app.handle(req));
+  return { service, log };
+}
+
+/** Posts the script's lines one per tick, alternating platforms; returns the stop. */
+function runScript(discord: DiscordScene, writer: ChatDbWriter, intervalMs: number, log: Logger): () => void {
+  let n = 0;
+  const tick = () => {
+    const line = SCRIPT[n % SCRIPT.length];
+    if (!line) return;
+    try {
+      if (line.source === "discord") discord.post(line.where, line.from, line.text);
+      else {
+        const from = line.from === "friend" ? FRIEND : STRANGER;
+        writer.message({ chatGuid: `any;-;${from}`, from, text: line.text });
+      }
+      n += 1;
+    } catch (err) {
+      // Busy past its timeout (e.g. the stand-in writing a reply): this line goes out on the next tick.
+      log.warn({ err: String(err) }, "demo: could not post the next simulated message; trying again");
+    }
+  };
+  tick();
+  const generator = setInterval(tick, intervalMs);
+  return () => clearInterval(generator);
 }
 
 export async function demo(ctx: CommandContext): Promise<number> {
@@ -82,48 +172,9 @@ export async function demo(ctx: CommandContext): Promise<number> {
     writeFileSync(join(dir, "allowlist.toml"), demoAllowlist(discord.friend.id));
 
     const token = randomHex(24);
-    const port = ctx.env.GW_BIND_PORT ?? "8080";
-    const env: Record<string, string | undefined> = {
-      PATH: ctx.env.PATH,
-      HOME: dir,
-      GW_BEARER_TOKEN: token,
-      GW_BIND_HOST: "127.0.0.1",
-      GW_BIND_PORT: port,
-      GW_DB_PATH: join(dir, "data/gw.db"),
-      GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
-      GW_LOG_DIR: join(dir, "logs"),
-      GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
-      GW_CHAT_DB_PATH: chatDbPath,
-      GW_OSASCRIPT_PATH: writeStandIn(dir, chatDbPath),
-      GW_COMMUNITY_BOT_TOKEN: discord.token,
-      GW_COMMUNITY_API_URL: discord.apiUrl,
-      GW_WEBHOOK_URL: sink.url,
-      GW_WEBHOOK_SECRET: webhookSecret,
-      GW_LOG_LEVEL: ctx.env.GW_LOG_LEVEL ?? "warn",
-    };
-    const host = hostOf(ctx, dir);
-    const config = configOf(ctx, { env, host });
-    const log = await loggerOf(config, ctx);
-    const connectors = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
-    const service = createService({ config, clock: systemClock, log, host, connectors });
-    undo.push(() => service.close());
-    service.prepare();
-    // The demo's chat.db is new and holds no messages: its reader starts at the beginning. (A first
-    // start on a real Mac starts at the end of chat.db, and says so with a warning.)
-    service.store.cursors.set("device_messenger", "0", systemClock.now());
-    try {
-      service.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
-    } catch (err) {
-      throw new CommandError(
-        `gw demo: cannot listen on port ${port} (${(err as Error).message}). Set GW_BIND_PORT to a free port.`,
-        EXIT_FAILURE,
-      );
-    }
-    undo.push(() => service.app.stop());
-    await service.start();
-    await discordReady((req) => service.app.handle(req));
-
-    const base = `http://127.0.0.1:${service.app.server?.port ?? port}`;
+    const env = demoEnv(ctx, dir, { chatDbPath, token, discord, sink, webhookSecret });
+    const { service, log } = await startDemoService(ctx, env, dir, undo);
+    const base = `http://127.0.0.1:${service.app.server?.port ?? env.GW_BIND_PORT}`;
     ctx.stdout.write(
       banner({
         base,
@@ -134,46 +185,28 @@ export async function demo(ctx: CommandContext): Promise<number> {
         webhookUrl: sink.url,
       }),
     );
-
     const replies = watchOwnRows(writer.db, (r) =>
       print(`imessage  sent to ${r.to}: ${preview(r.text.replaceAll("\uFFFC", "📎"))}`),
     );
-    let n = 0;
-    const tick = () => {
-      const line = SCRIPT[n % SCRIPT.length];
-      if (!line) return;
-      try {
-        if (line.source === "discord") discord.post(line.where, line.from, line.text);
-        else {
-          const from = line.from === "friend" ? FRIEND : STRANGER;
-          writer.message({ chatGuid: `any;-;${from}`, from, text: line.text });
-        }
-        n += 1;
-      } catch (err) {
-        // Busy past its timeout (e.g. the stand-in writing a reply): this line goes out on the next tick.
-        log.warn({ err: String(err) }, "demo: could not post the next simulated message; trying again");
-      }
-    };
-    tick();
-    const generator = setInterval(tick, intervalMs);
-
-    return await new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = async () => {
-        if (stopping) return;
-        stopping = true;
-        clearInterval(generator);
+    const stopScript = runScript(discord, writer, intervalMs, log);
+    // The service first (long polls answered, server closed, connectors and in-flight webhooks
+    // finished), then the webhook receiver and the fake Discord it was talking to, then the folder.
+    const life = superviseProcess({
+      events: process,
+      log,
+      stopDeadlineMs: DEMO_STOP_DEADLINE_MS,
+      stop: async () => {
+        stopScript();
         replies.stop();
-        // The service first (long polls answered, server closed, connectors and in-flight webhooks
-        // finished), then the webhook receiver and the fake Discord it was talking to, then the folder.
         service.endLongPolls();
         await unwind();
+      },
+      finish: () => {
+        rmSync(dir, { recursive: true, force: true });
         ctx.stdout.write("\ngw demo stopped; its temporary folder is removed.\n");
-        resolve(EXIT_OK);
-      };
-      process.once("SIGINT", () => void stop());
-      process.once("SIGTERM", () => void stop());
+      },
     });
+    return await life.done;
   } catch (err) {
     await unwind();
     throw err;
