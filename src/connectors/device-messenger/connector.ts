@@ -16,13 +16,15 @@ import type { Clock, Logger, Spawner } from "../../core/ports.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
-import { createPoller } from "./poller.ts";
+import { createPoller, type PollerStatus } from "./poller.ts";
 import { createSender, sweepStagedSends } from "./sender.ts";
 
 export const RECHECK_MS = 1;
 export const RECHECK_WINDOW_MS = 50;
 export const STALL_AFTER_MS = 10_000;
 const ERROR_LOG_EVERY_MS = 60_000;
+
+type Poller = ReturnType<typeof createPoller>;
 
 export interface DeviceMessengerOptions {
   chatDbPath: string;
@@ -44,35 +46,55 @@ export interface DeviceMessengerOptions {
   spawner: Spawner;
 }
 
-export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
-  const log = o.log.child({ connector: "device_messenger" });
-  let poller: ReturnType<typeof createPoller> | null = null;
-  let timer: ReturnType<typeof setInterval> | null = null;
-  let watcher: FSWatcher | null = null;
-  let recheck: ReturnType<typeof setTimeout> | null = null;
-  let recheckUntil = 0;
-  let started = false;
+/** The health of the reader (see the header), from the poller's status. */
+function readerHealth(s: PollerStatus | undefined, now: number): ConnectorHealth {
+  if (!s) return { state: "starting", detail: "Opening chat.db." };
+  if (s.error) return { state: "error", detail: s.error };
+  if (s.readError) {
+    const age = Math.round((now - s.readError.sinceMs) / 1000);
+    return { state: "degraded", detail: `${s.readError.text} Failing for ${age} s.` };
+  }
+  const behind = Math.max(0, (s.maxRowid ?? 0) - (s.cursor ?? 0));
+  if (s.behindSinceMs !== null && now - s.behindSinceMs > STALL_AFTER_MS) {
+    const age = Math.round((now - s.behindSinceMs) / 1000);
+    return { state: "degraded", detail: `Reading chat.db is stalled: ${behind} rows waiting for ${age} s.` };
+  }
+  const notes = [
+    s.pending > 0 ? `${s.pending} message(s) waiting for attachments still downloading` : "",
+    s.fenced > 0 ? `${s.fenced} old row(s) held back as iCloud backfill so far` : "",
+  ].filter(Boolean);
+  const base = behind === 0 ? "Up to date with chat.db" : `Reading chat.db: ${behind} rows behind`;
+  return { state: "ok", detail: `${[base, ...notes].join("; ")}.` };
+}
 
+/**
+ * Ticks of the poller, never overlapping (a tick awaits attachment copies: a wake-up during one runs one
+ * more after it); a failure is logged when it changes and once a minute while it lasts. `pickUp` is the
+ * leading-edge read of a file notification, repeated every RECHECK_MS while it finds nothing and the
+ * notification's window lasts.
+ */
+function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   let lastError = { text: "", at: 0 };
   let lastSeen = 0;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let recheck: ReturnType<typeof setTimeout> | null = null;
+  let recheckUntil = 0;
   const tickOnce = async () => {
-    if (!poller) return;
+    const p = poller();
+    if (!p) return;
     try {
-      lastSeen = await poller.tick();
+      lastSeen = await p.tick();
       lastError = { text: "", at: 0 };
     } catch (err) {
-      // The same failure repeats every tick: log it when it changes, and once a minute while it lasts.
       const text = String(err);
-      if (text !== lastError.text || o.clock.now() - lastError.at > ERROR_LOG_EVERY_MS) {
+      if (text !== lastError.text || clock.now() - lastError.at > ERROR_LOG_EVERY_MS) {
         log.error({ err: text }, "reading chat.db failed; retrying on the next tick");
-        lastError = { text, at: o.clock.now() };
+        lastError = { text, at: clock.now() };
       }
     }
   };
-  // Ticks never overlap (a tick awaits attachment copies): a wake-up during one runs one more after it.
-  let running: Promise<void> | null = null;
-  let again = false;
-  const runTick = (): Promise<void> => {
+  const run = (): Promise<void> => {
     if (running) {
       again = true;
       return running;
@@ -81,44 +103,64 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
       do {
         again = false;
         await tickOnce();
-      } while (again && poller);
+      } while (again && poller());
     })().finally(() => {
       running = null;
     });
     return running;
   };
-
-  /** A read now; when it finds nothing new (the commit is not visible yet), again shortly. */
-  const pickUp = async () => {
-    await runTick();
-    if (lastSeen > 0 || !poller || recheck || o.clock.now() >= recheckUntil) return;
+  const pickUp = async (): Promise<void> => {
+    await run();
+    if (lastSeen > 0 || !poller() || recheck || clock.now() >= recheckUntil) return;
     recheck = setTimeout(() => {
       recheck = null;
       void pickUp();
     }, RECHECK_MS);
   };
-
-  const arm = () => {
-    try {
-      const names = new Set([
-        basename(o.chatDbPath),
-        `${basename(o.chatDbPath)}-wal`,
-        `${basename(o.chatDbPath)}-shm`,
-      ]);
-      watcher = watch(dirname(o.chatDbPath), (_event, file) => {
-        if (file !== null && !names.has(String(file))) return;
-        recheckUntil = o.clock.now() + RECHECK_WINDOW_MS;
-        void pickUp();
-      });
-      watcher.on("error", () => {
-        watcher?.close();
-        watcher = null;
-      });
-    } catch (err) {
-      log.warn({ err: String(err) }, "no file-change notifications for chat.db; polling only");
-    }
+  return {
+    run,
+    /** A file notification: read now, and again shortly while nothing new is visible. */
+    notified(): void {
+      recheckUntil = clock.now() + RECHECK_WINDOW_MS;
+      void pickUp();
+    },
+    /** Stops rechecks; resolves when the tick in progress ends. */
+    async stop(): Promise<void> {
+      if (recheck) clearTimeout(recheck);
+      await running;
+    },
   };
+}
 
+/** Notifications of changes to chat.db, its WAL or SHM (null when the system gives none). */
+function watchChatDb(path: string, onChange: () => void, log: Logger): FSWatcher | null {
+  try {
+    const names = new Set([basename(path), `${basename(path)}-wal`, `${basename(path)}-shm`]);
+    const watcher = watch(dirname(path), (_event, file) => {
+      if (file === null || names.has(String(file))) onChange();
+    });
+    watcher.on("error", () => watcher.close());
+    return watcher;
+  } catch (err) {
+    log.warn({ err: String(err) }, "no file-change notifications for chat.db; polling only");
+    return null;
+  }
+}
+
+export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
+  const log = o.log.child({ connector: "device_messenger" });
+  let poller: Poller | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let watcher: FSWatcher | null = null;
+  let watchFailed = false;
+  const ticks = createTicks(() => poller, o.clock, log);
+  const arm = () => {
+    watchFailed = false;
+    watcher = watchChatDb(o.chatDbPath, ticks.notified, log);
+    watcher?.on("error", () => {
+      watchFailed = true;
+    });
+  };
   const send = createSender({
     osascriptPath: o.osascriptPath,
     ...(o.osascriptTimeoutMs ? { osascriptTimeoutMs: o.osascriptTimeoutMs } : {}),
@@ -151,47 +193,23 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
         ingest,
       );
       poller.open();
-      started = true;
-      void runTick();
+      void ticks.run();
       timer = setInterval(() => {
-        if (o.watchFiles && !watcher) arm();
-        void runTick();
+        if (o.watchFiles && (!watcher || watchFailed)) arm();
+        void ticks.run();
       }, o.pollIntervalMs);
       if (o.watchFiles) arm();
     },
     async stop() {
       if (timer) clearInterval(timer);
-      if (recheck) clearTimeout(recheck);
       watcher?.close();
       const current = poller;
       current?.stop();
       poller = null;
-      await running;
+      await ticks.stop();
       current?.close();
     },
     send,
-    health(): ConnectorHealth {
-      const s = poller?.status();
-      if (!s || !started) return { state: "starting", detail: "Opening chat.db." };
-      if (s.error) return { state: "error", detail: s.error };
-      if (s.readError) {
-        const age = Math.round((o.clock.now() - s.readError.sinceMs) / 1000);
-        return { state: "degraded", detail: `${s.readError.text} Failing for ${age} s.` };
-      }
-      const behind = Math.max(0, (s.maxRowid ?? 0) - (s.cursor ?? 0));
-      if (s.behindSinceMs !== null && o.clock.now() - s.behindSinceMs > STALL_AFTER_MS) {
-        const age = Math.round((o.clock.now() - s.behindSinceMs) / 1000);
-        return {
-          state: "degraded",
-          detail: `Reading chat.db is stalled: ${behind} rows waiting for ${age} s.`,
-        };
-      }
-      const notes = [
-        s.pending > 0 ? `${s.pending} message(s) waiting for attachments still downloading` : "",
-        s.fenced > 0 ? `${s.fenced} old row(s) held back as iCloud backfill so far` : "",
-      ].filter(Boolean);
-      const base = behind === 0 ? "Up to date with chat.db" : `Reading chat.db: ${behind} rows behind`;
-      return { state: "ok", detail: `${[base, ...notes].join("; ")}.` };
-    },
+    health: (): ConnectorHealth => readerHealth(poller?.status(), o.clock.now()),
   };
 }
