@@ -14,7 +14,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Allowlist } from "../allowlist/parse.ts";
+import type { Allowlist, AllowlistEntry } from "../allowlist/parse.ts";
 import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/envelope.ts";
 import type { IdFactory } from "../core/ids.ts";
 import type { Clock, Logger } from "../core/ports.ts";
@@ -86,135 +86,150 @@ export interface IngestDeps {
 
 export type Ingest = (batch: IngestBatch) => IngestOutcome[];
 
-export function createIngest(deps: IngestDeps): Ingest {
-  const { store, ids, clock, log } = deps;
-
-  /** Channels seen inbound in the current batch (recorded once each, with the batch's last reference). */
-  const seen = new Map<string, { id: string; type: ChannelType; platformRef: string; source: Source }>();
-
+/** What one batch's transaction keeps while it stores its messages. */
+interface BatchState {
+  now: number;
+  allowlist: Allowlist;
+  /** Channels the batch saw inbound (recorded once each, with the batch's last reference). */
+  observedChannels: Map<string, { id: string; type: ChannelType; platformRef: string; source: Source }>;
   /** The latest read-run end, looked up once per batch: later messages need no run split. */
-  let runEnd: { value: number | null } | null = null;
-  const duplicate = (m: NormalizedMessage): IngestOutcome => ({
-    status: "duplicate",
-    id: store.messages.idByPlatformId(m.source, m.platformId) as string,
+  runEnd: { value: number | null } | null;
+}
+
+const duplicateOf = (store: Store, m: NormalizedMessage): IngestOutcome => ({
+  status: "duplicate",
+  id: store.messages.idByPlatformId(m.source, m.platformId) as string,
+});
+
+/** The owner's own message that echoes a send made through gw: linked to that record, or null. */
+function linkEcho(store: Store, m: NormalizedMessage): IngestOutcome | null {
+  if (store.messages.idByPlatformId(m.source, m.platformId)) return duplicateOf(store, m);
+  const text = comparableText(m.text);
+  const send = store.messages
+    .unlinkedOutbound(m.source, m.channel.id, m.timestampMs - ECHO_WINDOW_MS, m.timestampMs + ECHO_WINDOW_MS)
+    .find((r) => comparableText(r.text) === text);
+  return send && store.messages.linkPlatformId(send.id, m.platformId)
+    ? { status: "linked", id: send.id }
+    : null;
+}
+
+/** Inserts the message and its attachment records unless it is stored already; false when it is. */
+function insertMessage(
+  store: Store,
+  m: NormalizedMessage,
+  row: { id: string; status: AllowlistStatus; entry: AllowlistEntry | null; now: number },
+): boolean {
+  const stored = store.messages.insertIfNew({
+    id: row.id,
+    source: m.source,
+    platform_id: m.platformId,
+    channel_id: m.channel.id,
+    channel_type: m.channel.type,
+    sender_id: m.sender.id,
+    sender_name: row.entry?.display_name ?? m.sender.displayName,
+    person_id: row.entry?.person_id ?? null,
+    text: m.text,
+    reply_to: m.replyToPlatformId ? store.messages.idByPlatformId(m.source, m.replyToPlatformId) : null,
+    message_ts: m.timestampMs,
+    direction: m.direction,
+    allowlist_status: row.status,
+    raw: JSON.stringify(m.raw),
+    created_at: row.now,
   });
-
-  const storeOne = (m: NormalizedMessage, allowlist: Allowlist, now: number): IngestOutcome => {
-    if (m.direction === "outbound") {
-      if (store.messages.idByPlatformId(m.source, m.platformId)) return duplicate(m);
-      const text = comparableText(m.text);
-      const send = store.messages
-        .unlinkedOutbound(
-          m.source,
-          m.channel.id,
-          m.timestampMs - ECHO_WINDOW_MS,
-          m.timestampMs + ECHO_WINDOW_MS,
-        )
-        .find((r) => comparableText(r.text) === text);
-      if (send && store.messages.linkPlatformId(send.id, m.platformId))
-        return { status: "linked", id: send.id };
-    }
-
-    const entry = m.direction === "inbound" ? allowlist.lookup(m.source, m.sender.id) : null;
-    const status: AllowlistStatus = m.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";
-    const id = ids.message();
-    const stored = store.messages.insertIfNew({
-      id,
-      source: m.source,
-      platform_id: m.platformId,
-      channel_id: m.channel.id,
-      channel_type: m.channel.type,
-      sender_id: m.sender.id,
-      sender_name: entry?.display_name ?? m.sender.displayName,
-      person_id: entry?.person_id ?? null,
-      text: m.text,
-      reply_to: m.replyToPlatformId ? store.messages.idByPlatformId(m.source, m.replyToPlatformId) : null,
-      message_ts: m.timestampMs,
-      direction: m.direction,
-      allowlist_status: status,
-      raw: JSON.stringify(m.raw),
-      created_at: now,
+  if (!stored) return false;
+  for (const a of m.attachments)
+    store.attachments.insert({
+      id: a.id,
+      message_id: row.id,
+      mime: a.mime,
+      size_bytes: a.sizeBytes,
+      file_name: a.fileName,
+      platform_ref: a.platformRef,
+      created_at: row.now,
     });
-    if (!stored) return duplicate(m);
-    for (const a of m.attachments) {
-      store.attachments.insert({
-        id: a.id,
-        message_id: id,
-        mime: a.mime,
-        size_bytes: a.sizeBytes,
-        file_name: a.fileName,
-        platform_ref: a.platformRef,
-        created_at: now,
-      });
-    }
-    if (m.direction === "inbound") seen.set(m.channel.id, { ...m.channel, source: m.source });
-    let deliveryId: string | null = null;
-    if (status === "allowed") {
-      runEnd ??= { value: store.reads.latestRunEnd() };
-      if (runEnd.value !== null && m.timestampMs <= runEnd.value)
-        store.reads.splitRunsAt({
-          message_ts: m.timestampMs,
-          id,
-          source: m.source,
-          channel_id: m.channel.id,
-        });
-      if (deps.webhooksEnabled) {
-        deliveryId = ids.delivery();
-        store.deliveries.insertPending(deliveryId, id, m.channel.id, now);
-      }
-    }
-    return { status: "stored", id, allowlistStatus: status, deliveryId };
-  };
+  return true;
+}
 
-  const run = (batch: IngestBatch): IngestOutcome[] =>
-    store.transaction(() => {
-      const now = clock.now();
-      const allowlist = deps.allowlist();
-      seen.clear();
-      runEnd = null;
-      const outcomes = batch.messages.map((m) => {
-        if (m.source !== batch.source)
-          throw new Error(`batch for ${batch.source} holds a ${m.source} message`);
-        return storeOne(m, allowlist, now);
-      });
-      for (const c of seen.values()) store.channels.observeInbound(c, now);
-      if (batch.cursor !== null)
-        store.cursors.set(batch.source, batch.cursor, now, batch.cursorState ?? null);
-      if (batch.channelCursor)
-        store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
-      return outcomes;
+function storeOne(deps: IngestDeps, b: BatchState, m: NormalizedMessage): IngestOutcome {
+  const { store, ids } = deps;
+  if (m.direction === "outbound") {
+    const echo = linkEcho(store, m);
+    if (echo) return echo;
+  }
+  const entry = m.direction === "inbound" ? b.allowlist.lookup(m.source, m.sender.id) : null;
+  const status: AllowlistStatus = m.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";
+  const id = ids.message();
+  if (!insertMessage(store, m, { id, status, entry, now: b.now })) return duplicateOf(store, m);
+  if (m.direction === "inbound") b.observedChannels.set(m.channel.id, { ...m.channel, source: m.source });
+  let deliveryId: string | null = null;
+  if (status === "allowed") {
+    b.runEnd ??= { value: store.reads.latestRunEnd() };
+    if (b.runEnd.value !== null && m.timestampMs <= b.runEnd.value)
+      store.reads.splitRunsAt({ message_ts: m.timestampMs, id, source: m.source, channel_id: m.channel.id });
+    if (deps.webhooksEnabled) {
+      deliveryId = ids.delivery();
+      store.deliveries.insertPending(deliveryId, id, m.channel.id, b.now);
+    }
+  }
+  return { status: "stored", id, allowlistStatus: status, deliveryId };
+}
+
+/** The batch in one transaction: its messages, the channels observed, the cursor and channel position. */
+function storeBatch(deps: IngestDeps, batch: IngestBatch): IngestOutcome[] {
+  const { store } = deps;
+  return store.transaction(() => {
+    const b: BatchState = {
+      now: deps.clock.now(),
+      allowlist: deps.allowlist(),
+      observedChannels: new Map(),
+      runEnd: null,
+    };
+    const outcomes = batch.messages.map((m) => {
+      if (m.source !== batch.source) throw new Error(`batch for ${batch.source} holds a ${m.source} message`);
+      return storeOne(deps, b, m);
     });
+    for (const c of b.observedChannels.values()) store.channels.observeInbound(c, b.now);
+    if (batch.cursor !== null)
+      store.cursors.set(batch.source, batch.cursor, b.now, batch.cursorState ?? null);
+    if (batch.channelCursor)
+      store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
+    return outcomes;
+  });
+}
 
+/** After the commit: the dispatcher is woken for queued deliveries, long polls for allowed messages. */
+function announce(deps: IngestDeps, batch: IngestBatch, outcomes: IngestOutcome[]): void {
+  for (const o of outcomes)
+    if (o.status === "stored")
+      deps.log.debug({ id: o.id, status: o.allowlistStatus, source: batch.source }, "message stored");
+  if (outcomes.some((o) => o.status === "stored" && o.deliveryId !== null)) deps.onDeliveriesQueued?.();
+  if (!deps.announce) return;
+  const arrivals = batch.messages
+    .filter((_, i) => {
+      const o = outcomes[i];
+      return o?.status === "stored" && o.allowlistStatus === "allowed";
+    })
+    .map((m) => ({ source: m.source, channelId: m.channel.id, messageTs: m.timestampMs }));
+  if (arrivals.length > 0) deps.announce(arrivals);
+}
+
+export function createIngest(deps: IngestDeps): Ingest {
+  /** Removes the staged files of messages that were not stored (a duplicate, or a failed batch). */
   const discard = (messages: readonly NormalizedMessage[]) => {
-    for (const m of messages) {
+    for (const m of messages)
       for (const a of m.attachments)
         if (a.fileName) rmSync(join(deps.attachmentDir, a.fileName), { force: true });
-    }
   };
-
   return (batch) => {
     let outcomes: IngestOutcome[];
     try {
-      outcomes = run(batch);
+      outcomes = storeBatch(deps, batch);
     } catch (err) {
       discard(batch.messages);
       throw err;
     }
     discard(batch.messages.filter((_, i) => outcomes[i]?.status === "duplicate"));
-    for (const o of outcomes) {
-      if (o.status === "stored")
-        log.debug({ id: o.id, status: o.allowlistStatus, source: batch.source }, "message stored");
-    }
-    if (outcomes.some((o) => o.status === "stored" && o.deliveryId !== null)) deps.onDeliveriesQueued?.();
-    if (deps.announce) {
-      const arrivals = batch.messages
-        .filter((_, i) => {
-          const o = outcomes[i];
-          return o?.status === "stored" && o.allowlistStatus === "allowed";
-        })
-        .map((m) => ({ source: m.source, channelId: m.channel.id, messageTs: m.timestampMs }));
-      if (arrivals.length > 0) deps.announce(arrivals);
-    }
+    announce(deps, batch, outcomes);
     return outcomes;
   };
 }

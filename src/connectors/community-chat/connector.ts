@@ -67,7 +67,7 @@ function catchUpParts(
     if (!current) throw new Error("not connected to Discord");
     return current;
   };
-  const tokenRejected = () => c.keeper.fail(TOKEN_REJECTED);
+  const tokenRejected = () => c.keeper.stopForGood(TOKEN_REJECTED);
   const runner = createCatchUpRunner({
     queue: c.queue,
     inbox: c.inbox,
@@ -127,7 +127,6 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     },
   });
   const link = () => keeper.current();
-  const fail = keeper.fail;
 
   const inbox = createInbox({
     attachmentDir: o.attachmentDir,
@@ -190,7 +189,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       storeMark();
       inbox.setIngest(null);
     },
-    send: createSender({ link, onTokenRejected: () => fail(TOKEN_REJECTED), log }),
+    send: createSender({ link, onTokenRejected: () => keeper.stopForGood(TOKEN_REJECTED), log }),
     health(): ConnectorHealth {
       const h = linkHealth(keeper.state(), o.clock.now(), {
         loginDeadlineMs: t.loginDeadlineMs,

@@ -36,7 +36,7 @@ export function createLinkKeeper(deps: {
     if (state.phase === "failed") return;
     state = { ...state, phase, since: phase === state.phase ? state.since : deps.clock.now(), problem };
   };
-  const fail = (detail: string) => {
+  const stopForGood = (detail: string) => {
     if (state.phase !== "failed") log.error({ detail }, "Discord connector stopped working");
     setPhase("failed", detail);
   };
@@ -63,7 +63,8 @@ export function createLinkKeeper(deps: {
       },
       reconnecting: () => link === current && setPhase("reconnecting"),
       closedForGood: (code) =>
-        link === current && fail(FATAL_CLOSE[code] ?? `Discord closed the gateway for good (close ${code}).`),
+        link === current &&
+        stopForGood(FATAL_CLOSE[code] ?? `Discord closed the gateway for good (close ${code}).`),
       warn: (what, err) => log.warn({ err: err === undefined ? undefined : String(err) }, what),
     });
     link = current;
@@ -95,7 +96,7 @@ export function createLinkKeeper(deps: {
       } catch (err) {
         if (signal.aborted || link !== current) return;
         const why = loginFailure(err);
-        if ("fatal" in why) return fail(why.fatal);
+        if ("fatal" in why) return stopForGood(why.fatal);
         log.warn({ err: why.retry, retry_in_ms: backoff(attempt) }, "Discord login failed; retrying");
         state = { ...state, problem: why.retry };
         link = null;
@@ -106,7 +107,8 @@ export function createLinkKeeper(deps: {
   };
 
   return {
-    connect: () => connect().catch((err) => fail(`The Discord connector could not start: ${String(err)}`)),
+    connect: () =>
+      connect().catch((err) => stopForGood(`The Discord connector could not start: ${String(err)}`)),
     /** After a library fault: drop the link, open a new one (backing off when faults repeat). */
     restart(reason: string): void {
       if (signal.aborted || state.phase === "failed" || state.phase === "restarting") return;
@@ -121,9 +123,9 @@ export function createLinkKeeper(deps: {
       link = null;
       void (old ? close(old) : Promise.resolve())
         .then(() => connect(wait))
-        .catch((err) => fail(`The Discord connector could not restart: ${String(err)}`));
+        .catch((err) => stopForGood(`The Discord connector could not restart: ${String(err)}`));
     },
-    fail,
+    stopForGood,
     current: () => link,
     state: (): LinkState => ({ ...state, lastAckAt: link?.lastAckAt() ?? null }),
     /** Closes the current link (the caller aborted `signal` first, so none opens after). */

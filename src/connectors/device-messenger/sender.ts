@@ -145,7 +145,7 @@ export function createSender(deps: SenderDeps) {
     return { ok: false, osaCode: parseOsascriptError(r.stderr), stderr: r.stderr.trim().slice(0, 500) };
   };
 
-  const fail = (osaCode: number | null, stderr: string): AppError => {
+  const sendError = (osaCode: number | null, stderr: string): AppError => {
     const code = sendErrorCode(osaCode);
     const message =
       code === "PLATFORM_AUTH"
@@ -216,7 +216,7 @@ export function createSender(deps: SenderDeps) {
         );
         r = await run(textToParticipant(req.text, req.channel.id));
       }
-      if (!r.ok) throw fail(r.osaCode, r.stderr);
+      if (!r.ok) throw sendError(r.osaCode, r.stderr);
     }
     const platformId = await verify(req, req.text, staged ? basename(staged) : null, before);
     if (!platformId)
