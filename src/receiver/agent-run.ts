@@ -12,8 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
 import { agentArgv, agentEnv, agentInput, mcpConfig } from "./agent-command.ts";
+import type { Job } from "./channel-workers.ts";
 import { DEFAULT_PROMPT } from "./default-prompt.ts";
-import type { Job } from "./dispatcher.ts";
 
 export const OUTPUT_LOG_CAP = 8 * 1024;
 /** How long the agent's process group gets between SIGTERM and SIGKILL. */

@@ -17,7 +17,7 @@ import { AppError } from "../core/errors.ts";
 import { bodySizeError, bodyUnread, pathOf } from "../core/http-edge.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
-import type { Job } from "./dispatcher.ts";
+import type { Job } from "./channel-workers.ts";
 import type { Accepted } from "./intake.ts";
 import { verifyDelivery } from "./verify.ts";
 

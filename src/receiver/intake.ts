@@ -8,7 +8,7 @@ import type { Envelope } from "../core/envelope.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { ReceiverJournal } from "../store/receiver-journal.ts";
 import type { RunOutcome } from "./agent-run.ts";
-import { createDispatcher, type Dispatcher, type Job } from "./dispatcher.ts";
+import { type ChannelWorkers, createChannelWorkers, type Job } from "./channel-workers.ts";
 import type { SeenSet } from "./seen-set.ts";
 
 /** Runs started on one job without any ending (each cut short by a stop or crash) before it is given up. */
@@ -43,10 +43,10 @@ export function createIntake(deps: IntakeDeps) {
   const run = journaledRun(deps, () => {
     if (clock.now() - lastPrune >= PRUNE_EVERY_MS) prune();
   });
-  const dispatcher = createDispatcher({ run, idleTtlMs: deps.idleTtlMs, log });
+  const workers = createChannelWorkers({ run, idleTtlMs: deps.idleTtlMs, log });
 
   return {
-    dispatcher,
+    workers,
     /** Whether the delivery id was accepted before: the memory set first, then the journal. */
     seen(deliveryId: string): boolean {
       if (seen.has(deliveryId)) return true;
@@ -61,7 +61,7 @@ export function createIntake(deps: IntakeDeps) {
     accept(job: Job, envelopeJson: string): Accepted {
       if (stopping) return "stopping";
       const channelId = job.envelope.channel_id;
-      if (dispatcher.waiting(channelId) >= deps.queueMax) return "busy";
+      if (workers.waiting(channelId) >= deps.queueMax) return "busy";
       const added = journal.add({
         deliveryId: job.deliveryId,
         channelId,
@@ -70,20 +70,20 @@ export function createIntake(deps: IntakeDeps) {
       });
       seen.add(job.deliveryId);
       if (!added) return "duplicate";
-      dispatcher.submit(job);
+      workers.submit(job);
       return "accepted";
     },
     /** Queues the jobs a stop or crash left unfinished, in acceptance order; prunes. Call once, first. */
     recover() {
-      const counts = recoverJobs(deps, dispatcher);
+      const counts = recoverJobs(deps, workers);
       prune();
       return counts;
     },
-    stats: () => dispatcher.stats(),
-    /** Stops the dispatcher (see dispatcher.ts); what did not end stays unfinished in the journal. */
+    stats: () => workers.stats(),
+    /** Stops the channel workers (channel-workers.ts); what did not end stays unfinished in the journal. */
     stop(graceMs: number) {
       stopping = true;
-      return dispatcher.stop(graceMs);
+      return workers.stop(graceMs);
     },
   };
 }
@@ -118,7 +118,7 @@ function journaledRun(deps: IntakeDeps, afterFinish: () => void) {
   };
 }
 
-function recoverJobs(deps: IntakeDeps, dispatcher: Dispatcher) {
+function recoverJobs(deps: IntakeDeps, workers: ChannelWorkers) {
   const { journal, seen, clock, log } = deps;
   const counts = { queued: 0, interrupted: 0, givenUp: 0 };
   for (const j of journal.unfinished()) {
@@ -137,7 +137,7 @@ function recoverJobs(deps: IntakeDeps, dispatcher: Dispatcher) {
     counts.queued += 1;
     if (j.runs > 0) counts.interrupted += 1;
     seen.add(j.deliveryId);
-    dispatcher.submit({
+    workers.submit({
       deliveryId: j.deliveryId,
       envelope,
       receivedAt: j.receivedAt,

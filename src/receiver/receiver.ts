@@ -1,9 +1,9 @@
 /**
  * Builds the webhook receiver from its configuration and ports (the model is service.ts): the
- * seen-delivery set, the intake (journal + per-channel dispatcher that runs the agent) and the HTTP
+ * seen-delivery set, the intake (journal + per-channel workers that run the agent) and the HTTP
  * handler. It does not listen and installs no signal handlers: `gw receiver` does that, and calls
  * `start` once it listens, which queues the journal's unfinished jobs before any new delivery. `stop`
- * ends the dispatcher within a grace and logs the jobs that did not end: they run at the next start.
+ * ends the channel workers within a grace and logs the jobs that did not end: they run at the next start.
  */
 import type { Config } from "../config/settings.ts";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
@@ -84,7 +84,7 @@ export function createReceiver(p: ReceiverPorts) {
       start();
       return app.fetch(req);
     },
-    dispatcher: intake.dispatcher,
+    workers: intake.workers,
     start,
     async stop(graceMs: number): Promise<void> {
       const { notRun, stopped } = await intake.stop(graceMs);

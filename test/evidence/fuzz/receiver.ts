@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import type { Envelope } from "../../../src/core/envelope.ts";
 import { createReceiverApp } from "../../../src/receiver/app.ts";
-import type { Job } from "../../../src/receiver/dispatcher.ts";
+import type { Job } from "../../../src/receiver/channel-workers.ts";
 import { createIntake } from "../../../src/receiver/intake.ts";
 import { createSeenSet } from "../../../src/receiver/seen-set.ts";
 import { openReceiverJournal } from "../../../src/store/receiver-journal.ts";

@@ -1,7 +1,8 @@
 /**
- * The receiver's per-channel dispatcher (spec I): one worker per `channel_id`, which runs its jobs one
- * at a time in arrival order; channels run in parallel. A worker with nothing to do is evicted after
- * `idleTtlMs`. `stop` refuses new jobs, lets running ones finish within the grace, then aborts them
+ * The receiver's channel workers (spec I): one worker per `channel_id`, which runs its jobs one at a
+ * time in arrival order; channels run in parallel. A worker with nothing to do is evicted after
+ * `idleTtlMs` (spec I.2). Not core/keyed-queue.ts: a worker is also counted (GW_RECEIVER_QUEUE_MAX,
+ * /healthz), its run can be aborted, and its waiting jobs are handed back at stop. `stop` refuses new jobs, lets running ones finish within the grace, then aborts them
  * (their runs are stopped), and reports the jobs that never started, whose messages stay unread.
  */
 import type { Envelope } from "../core/envelope.ts";
@@ -24,7 +25,7 @@ interface Worker {
   idle: ReturnType<typeof setTimeout> | null;
 }
 
-export function createDispatcher(deps: { run: RunJob; idleTtlMs: number; log: Logger }) {
+export function createChannelWorkers(deps: { run: RunJob; idleTtlMs: number; log: Logger }) {
   const workers = new Map<string, Worker>();
   let stopping = false;
 
@@ -61,8 +62,7 @@ export function createDispatcher(deps: { run: RunJob; idleTtlMs: number; log: Lo
       if (w.idle) clearTimeout(w.idle);
       w.idle = null;
       w.queue.push(job);
-      // Started right away: the 204 then waits only for the spawn (~2 ms), not for the run. Deferring the
-      // start past the response (setImmediate) made the 204 ~1.5 ms sooner but the agent ~5 ms later.
+      // Started right away, so the run begins before the 204 is written (the 204 never waits for it).
       pump(channelId, w);
       return true;
     },
@@ -102,4 +102,4 @@ export function createDispatcher(deps: { run: RunJob; idleTtlMs: number; log: Lo
   };
 }
 
-export type Dispatcher = ReturnType<typeof createDispatcher>;
+export type ChannelWorkers = ReturnType<typeof createChannelWorkers>;
