@@ -19,7 +19,8 @@ export const COMMANDS = {
 export type CommandName = keyof typeof COMMANDS;
 
 export function mainHelp(): string {
-  const rows = Object.entries(COMMANDS).map(([name, text]) => `  ${name.padEnd(10)}${text}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
+  const rows = Object.entries(COMMANDS).map(([name, text]) => `  ${name.padEnd(width)}${text}`);
   return [
     `gw ${VERSION} — a local gateway between messaging platforms and software agents`,
     "",

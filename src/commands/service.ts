@@ -4,35 +4,7 @@
  * real spawner (launchctl/systemctl found on PATH), uid, fetch and this program's own command, and maps
  * a ServiceError to exit 2 (configuration: a bad env file line or value) or 1. Status exits 0 only
  * when the service is installed, running and answers /healthz.
- *
- * README text ("Run gw as a login service"):
- *
- *   Install: `gw service install`. It writes
- *   - `~/.config/gw/env` (or `$XDG_CONFIG_HOME/gw/env`), once, mode 0600: a comment header and
- *     `GW_BEARER_TOKEN=<64 random hex characters>` (plus XDG_CONFIG_HOME / XDG_DATA_HOME if your shell
- *     sets them). It is never overwritten: add any setting of the configuration table as `KEY=value`
- *     (no quotes, no spaces around `=`, no backslashes; `#` comments). Clients use its token:
- *     `export GW_BEARER_TOKEN=$(sed -n 's/^GW_BEARER_TOKEN=//p' ~/.config/gw/env)`.
- *   - macOS: `~/Library/LaunchAgents/dev.gw.serve.plist` (0600, it holds the env file's values) running
- *     `<absolute path of gw> serve` at login, restarted when it stops, output in
- *     `~/Library/Logs/gw/launchd.out.log` and `launchd.err.log`; then it loads it with
- *     `launchctl bootstrap gui/<uid>` (booting out a loaded copy first). Run `gw service install` again
- *     after editing the env file or upgrading gw. Then grant Full Disk Access to the binary path it
- *     prints (System Settings → Privacy & Security → Full Disk Access → +, ⌘⇧G to paste the path) and
- *     run `gw service install` once more to restart it; the first iMessage send asks to let it control
- *     Messages (Automation).
- *   - Linux and others: `~/.config/systemd/user/gw.service` (ExecStart=`<gw> serve`,
- *     EnvironmentFile=the env file, Restart=always, no restart after exit 2); gw prints, and does not
- *     run, `systemctl --user daemon-reload` and `systemctl --user enable --now gw`.
- *   Check: `gw service status` (installed, loaded, running, pid, last exit code, and whether
- *   `http://GW_BIND_HOST:GW_BIND_PORT/healthz` answers, with each connector's state; exit 0 only when
- *   all is well; `--json` for scripts), then `gw doctor`.
- *   Remove: `gw service uninstall` boots the job out and removes the plist (macOS), or removes the unit
- *   and its enable link and prints `systemctl --user stop gw` and `systemctl --user daemon-reload`; the
- *   env file is kept (delete it yourself).
- *   Only a real Mac shows: that launchd accepts and starts the job (tests use a stand-in launchctl),
- *   the Full Disk Access and Automation prompts for the binary, and that a Homebrew upgrade (a new
- *   binary path or signature) needs `gw service install` and possibly Full Disk Access again.
+ * What it writes and where is in the README ("The login service").
  */
 import { bunSpawner } from "../core/spawn.ts";
 import { envFileConfig } from "../service-manager/env-config.ts";

@@ -213,13 +213,17 @@ function announce(deps: IngestDeps, batch: IngestBatch, outcomes: IngestOutcome[
   if (arrivals.length > 0) deps.announce(arrivals);
 }
 
+/** Removes staged attachment files (of messages not stored: a duplicate, a failed or dropped batch). */
+export function removeStaged(attachmentDir: string, staged: Iterable<StagedAttachment>): void {
+  for (const a of staged) if (a.fileName) rmSync(join(attachmentDir, a.fileName), { force: true });
+}
+
 export function createIngest(deps: IngestDeps): Ingest {
-  /** Removes the staged files of messages that were not stored (a duplicate, or a failed batch). */
-  const discard = (messages: readonly NormalizedMessage[]) => {
-    for (const m of messages)
-      for (const a of m.attachments)
-        if (a.fileName) rmSync(join(deps.attachmentDir, a.fileName), { force: true });
-  };
+  const discard = (messages: readonly NormalizedMessage[]) =>
+    removeStaged(
+      deps.attachmentDir,
+      messages.flatMap((m) => m.attachments),
+    );
   return (batch) => {
     let outcomes: IngestOutcome[];
     try {

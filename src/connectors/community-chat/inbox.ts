@@ -7,12 +7,10 @@
  * staged files are removed. The caller runs `commit` in the channel's serial queue, so a channel is
  * stored in order.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
 import { createSlots } from "../../core/slots.ts";
-import type { Ingest, StagedAttachment } from "../../ingest/ingest.ts";
+import { type Ingest, removeStaged, type StagedAttachment } from "../../ingest/ingest.ts";
 import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { downloadAll } from "./attachments.ts";
 import { type ChannelKind, classify, type DiscordMessage, toMessage } from "./mapping.ts";
@@ -62,10 +60,7 @@ export function createInbox(deps: InboxDeps) {
     );
   };
 
-  const discard = (staged: readonly StagedAttachment[][]) => {
-    for (const a of staged.flat())
-      if (a.fileName) rmSync(join(deps.attachmentDir, a.fileName), { force: true });
-  };
+  const discard = (staged: readonly StagedAttachment[][]) => removeStaged(deps.attachmentDir, staged.flat());
 
   const commit = async (
     channelId: string,
