@@ -27,7 +27,7 @@ test("discord-link.ts is reached only through a dynamic import or type-only impo
   );
   expect(staticValueImports.map((s) => s.file)).toEqual([]);
   const dynamic = sources.filter((s) => s.text.includes('import("./discord-link.ts")'));
-  expect(dynamic.map((s) => s.file)).toEqual(["src/connectors/community-chat/connector.ts"]);
+  expect(dynamic.map((s) => s.file)).toEqual(["src/connectors/community-chat/link-keeper.ts"]);
 });
 
 test("bun:sqlite is imported only by the store, the iMessage reader and the demo", () => {
