@@ -1,10 +1,9 @@
 /**
- * Builds the whole service from a parsed Config and the ports (clock, logger, host, connectors):
- * store, allowlist, ingest, send path, webhook dispatcher, timers (attachment retention, key expiry)
- * and the HTTP app. `gw serve` and `gw demo` call it with the real ports; tests call it with
- * temporary paths and test connectors. It does not listen and installs no signal handlers: the command
- * does that, between `prepare` (configuration that can still fail) and `start`. `close()` stops timers,
- * connectors and the dispatcher (in-flight attempts finish), then closes the store.
+ * Builds the whole service from a parsed Config and the ports (clock, logger, host, connectors): store,
+ * allowlist, ingest, send path, webhook dispatcher, timers (attachment retention, key expiry) and the HTTP
+ * app. `gw serve` and `gw demo` call it with the real ports, tests with temporary paths and test connectors.
+ * It does not listen and installs no signal handlers: the command does that, between `prepare` (configuration
+ * that can still fail) and `start`.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";

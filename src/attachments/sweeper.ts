@@ -1,11 +1,8 @@
 /**
- * Attachment retention (spec Limits): once shortly after start-up and then daily, deletes the stored
- * bytes of attachments created more than GW_ATTACHMENT_RETENTION_DAYS ago and clears their
- * stored-bytes reference; the records stay, so envelopes still list them and fetching them is a 404.
- * The same runs delete orphans: files named like an attachment id that no record names and that were
- * written before this process started (a kill between re-hosting a file and storing its message leaves
- * one; files this process is writing are newer, so they are never touched). Nothing else in the
- * directory is.
+ * Attachment retention (spec Limits): once shortly after start-up and then daily, deletes the stored bytes of
+ * attachments created more than GW_ATTACHMENT_RETENTION_DAYS ago and clears their stored-bytes reference; the
+ * records stay, so envelopes still list them and fetching them is a 404. The same runs delete orphaned files;
+ * nothing else in the directory is touched.
  */
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +23,11 @@ export function createAttachmentSweeper(deps: {
   // File times are the file system's wall clock, so this one is too (not the injected Clock).
   const startedAtMs = Date.now();
 
+  /**
+   * Orphans: files named like an attachment id that no record names, written before this process started (a
+   * kill between re-hosting a file and storing its message leaves one; files this process is writing are
+   * newer, so they are never touched).
+   */
   const sweepOrphans = (): number => {
     if (!existsSync(deps.dir)) return 0;
     let removed = 0;

@@ -1,11 +1,9 @@
 /**
- * `gw allow <source> <sender id> --person <id> [--name <display name>]`: lets one sender through.
- * Appends a valid entry to the allowlist file (allowlist/append.ts: the rest of the file is kept as it
- * is; the id normalised; a sender already listed is refused), writes it atomically with the file's
- * mode (0600 for a new file), then asks the running `gw serve` to reload: SIGHUP to the process named by
- * its pid file. Messages already stored stay as they were (spec: the allowlist is not applied
- * retroactively); the sender's next message is visible to agents. Exit 2 for bad arguments, 1 when the
- * file cannot be changed.
+ * `gw allow <source> <sender id> --person <id> [--name <display name>]`: lets one sender through. Appends a
+ * valid entry to the allowlist file (allowlist/append.ts: the rest of the file kept as it is), replaced
+ * atomically with the file's mode, then sends SIGHUP to the running `gw serve` named by its pid file.
+ * Messages already stored keep their status (the allowlist is not applied retroactively). Exit 2 for bad
+ * arguments, 1 when the file cannot be changed.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";

@@ -1,12 +1,9 @@
 /**
- * `gw demo`: the real service on a temporary data dir with both platforms simulated, on any OS, offline.
- * iMessage: a demo chat.db with Messages' schema, and the built-in Messages stand-in (this same binary,
- * behind a tiny wrapper used as GW_OSASCRIPT_PATH) that writes sent messages back into it. Discord: the
- * fake Discord (src/demo/fake-discord, loaded only here) that gw's real connector logs in to through
- * GW_COMMUNITY_BOT_TOKEN / GW_COMMUNITY_API_URL, as `gw serve` would. Webhooks go to a built-in receiver
- * that verifies them as `gw receiver` does and prints one line each. One timer posts the script's lines,
- * alternating platforms. Ctrl-C / SIGTERM stops the service, then the receiver and the fake Discord, and
- * removes the folder.
+ * `gw demo`: the real service on a temporary data dir with both platforms simulated, on any OS, offline:
+ * iMessage through a demo chat.db and the built-in Messages stand-in, Discord through the fake Discord
+ * (src/demo/fake-discord, loaded only here), which gw's real connector logs in to as `gw serve` would.
+ * Webhooks go to a built-in receiver that verifies them as `gw receiver` does. Ctrl-C / SIGTERM stops the
+ * service, then the receiver and the fake Discord, and removes the folder.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,7 +42,10 @@ const randomHex = (bytes: number) =>
   Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 const shellQuote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
 
-/** The Messages stand-in as an osascript: this binary's hidden command, told where the demo chat.db is. */
+/**
+ * The Messages stand-in as an osascript (GW_OSASCRIPT_PATH): this binary's hidden command, told where the
+ * demo chat.db is, into which it writes the sent messages back.
+ */
 function writeStandIn(dir: string, chatDbPath: string): string {
   const path = join(dir, "osascript");
   writeFileSync(

@@ -1,10 +1,9 @@
 /**
- * How a long-running command (serve, receiver, mcp) ends: one policy for the three. SIGINT/SIGTERM
- * start the ordered stop, bounded by `stopDeadlineMs` (past it the command ends anyway, exit 1: what it
- * acknowledged is already committed); a second signal ends it at once. An unhandled rejection or
- * exception goes to `recover` first (a connector restarts when its platform library raised it:
- * core/fault-origin.ts); anything else is logged with its component and ends in the ordered stop,
- * exit 1. `finish` (the pid file) runs however it ends. Only the commands touch the real process.
+ * How a long-running command (serve, receiver, mcp) ends: one policy for the three. SIGINT/SIGTERM start the
+ * ordered stop, bounded by `stopDeadlineMs` (past it the command ends anyway, exit 1: what it acknowledged is
+ * already committed); a second signal ends it at once. An unhandled rejection or exception that `recover`
+ * does not take is logged with its component and ends in the ordered stop, exit 1. Only the commands touch
+ * the real process.
  */
 import { withDeadline } from "../core/deadline.ts";
 import { type FaultOrigin, faultOrigin } from "../core/fault-origin.ts";
@@ -25,9 +24,12 @@ export interface LifecycleOptions {
   /** The ordered stop (stop accepting, stop connectors, let in-flight work end, close the store). */
   stop: () => Promise<void>;
   stopDeadlineMs: number;
-  /** Takes a fault it can survive (true): e.g. the connector whose library raised it restarts. */
+  /**
+   * Takes a fault it can survive (true): e.g. the connector whose library raised it restarts
+   * (core/fault-origin.ts).
+   */
   recover?: (err: unknown, origin: FaultOrigin) => boolean;
-  /** Runs last, however the command ends. */
+  /** Runs last, however the command ends (the pid file). */
   finish?: () => void;
 }
 

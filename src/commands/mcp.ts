@@ -1,10 +1,9 @@
 /**
- * `gw mcp`: the four agent tools over MCP stdio. stdout carries protocol frames only; logs go to
- * stderr and the log file. Needs GW_BEARER_TOKEN; GW_AGENT_ID names the agent (without it, per-agent
- * tools answer AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin
- * or on SIGINT/SIGTERM, within STOP_DEADLINE_MS; an unhandled error ends it too, exit 1 (lifecycle.ts).
- * With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts): it declares the
- * capability and pushes the agent's new messages; that needs GW_AGENT_ID (exit 2 without it).
+ * `gw mcp`: the four agent tools over MCP stdio. stdout carries protocol frames only; logs go to stderr and
+ * the log file. Needs GW_BEARER_TOKEN; GW_AGENT_ID names the agent (without it, per-agent tools answer
+ * AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin, or as lifecycle.ts
+ * says. With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts), which needs
+ * GW_AGENT_ID (exit 2 without it).
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { pause } from "../core/deadline.ts";

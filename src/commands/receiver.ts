@@ -1,10 +1,7 @@
 /**
  * `gw receiver`: the composition root of the webhook receiver (spec I). Requires GW_BEARER_TOKEN,
  * GW_WEBHOOK_SECRET and an agent program that exists (exit 2 naming what is missing). Opens the journal
- * (GW_RECEIVER_DB_PATH), listens, then queues the journal's unfinished jobs; on SIGINT/SIGTERM it stops
- * accepting, lets running agents finish within SHUTDOWN_GRACE_MS, stops the rest (they stay unfinished
- * in the journal and run at the next start) and closes the journal; a second signal or an unhandled
- * error: lifecycle.ts.
+ * (GW_RECEIVER_DB_PATH), listens, then queues the journal's unfinished jobs. It ends as lifecycle.ts says.
  */
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +17,10 @@ import { superviseProcess } from "./lifecycle.ts";
 import { selfCommand } from "./self.ts";
 import { configOf, loggerOf } from "./setup.ts";
 
+/**
+ * On SIGINT/SIGTERM the receiver stops accepting, lets running agents finish within this, stops the rest
+ * (they stay unfinished in the journal and run at the next start) and closes the journal.
+ */
 export const SHUTDOWN_GRACE_MS = 10_000;
 /** Beyond the agents' grace, the rest of the stop (killing late agents' groups, logging) gets this long. */
 export const STOP_MARGIN_MS = 5_000;

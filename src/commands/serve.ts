@@ -1,12 +1,8 @@
 /**
- * `gw serve`: the composition root of the service. Builds the real clock, logger and connectors,
- * creates the service, checks what can still fail as configuration (the allowlist: exit 2), listens,
- * then starts the connectors, whose backlogs are read in the background while the API answers. Stops
- * in order on SIGINT/SIGTERM: answer held long polls, stop accepting requests (in-flight ones finish),
- * stop connectors and timers, close the database — within STOP_DEADLINE_MS, and at once on a second
- * signal (lifecycle.ts). An unhandled error raised in a platform library restarts its connector; any
- * other ends the process in the same ordered stop, exit 1.
- * SIGHUP reloads the allowlist. While it runs, `gw.pid` next to the database names its process.
+ * `gw serve`: the composition root of the service. Builds the real clock, logger and connectors, checks what
+ * can still fail as configuration (the allowlist: exit 2), listens, then starts the connectors, whose
+ * backlogs are read in the background while the API answers. SIGHUP reloads the allowlist. While it runs,
+ * `gw.pid` next to the database names its process.
  */
 import { AllowlistFileError } from "../allowlist/holder.ts";
 import { buildConnectors } from "../connectors/registry.ts";
@@ -23,6 +19,11 @@ import { configOf, hostOf, loggerOf } from "./setup.ts";
 /** The ordered stop ends within this, or the process exits without the rest of it. */
 export const STOP_DEADLINE_MS = 10_000;
 
+/**
+ * On SIGINT/SIGTERM it stops in order (lifecycle.ts): answer held long polls, stop accepting requests
+ * (in-flight ones finish), stop connectors and timers, close the database. An unhandled error raised in a
+ * platform library restarts its connector; any other ends in the same ordered stop, exit 1.
+ */
 export async function serve(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
   const log = await loggerOf(config, ctx);

@@ -1,10 +1,8 @@
 /**
- * `gw service install | uninstall | status [--json]`: runs `gw serve` as a login service, launchd on
- * macOS and a systemd user unit elsewhere (GW_SERVICE_MANAGER overrides). Composition root: builds the
- * real spawner (launchctl/systemctl found on PATH), uid, fetch and this program's own command, and maps
- * a ServiceError to exit 2 (configuration: a bad env file line or value) or 1. Status exits 0 only
- * when the service is installed, running and answers /healthz.
- * What it writes and where is in the README ("The login service").
+ * `gw service install | uninstall | status [--json]`: runs `gw serve` as a login service, launchd on macOS
+ * and a systemd user unit elsewhere (GW_SERVICE_MANAGER overrides); what it writes and where is in the README
+ * ("The login service"). A ServiceError exits 2 (configuration: a bad env file line or value) or 1; status
+ * exits 0 only when the service is installed, running and answers /healthz.
  */
 import { bunSpawner } from "../core/spawn.ts";
 import { envFileConfig } from "../service-manager/env-config.ts";
@@ -31,6 +29,10 @@ export { SERVICE_HELP, SERVICE_SUMMARY } from "../service-manager/help-text.ts";
 
 const USAGE = "usage: gw service install | uninstall | status [--json]";
 
+/**
+ * Composition root: builds the real spawner (launchctl/systemctl found on PATH), uid, fetch and this
+ * program's own command.
+ */
 export async function service(ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = ctx.argv;
   const json = sub === "status" && rest.includes("--json");

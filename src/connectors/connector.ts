@@ -1,11 +1,7 @@
 /**
- * What every platform connector offers the service. A connector reads its platform and hands
- * normalised messages to the ingest pipeline; `send` delivers one outbound message and either returns
- * the platform's id for it or throws AppError PLATFORM_AUTH / PLATFORM_SEND_FAILED. `start` returns
- * once reading has begun and never waits on the platform's network (the service listens meanwhile);
- * `health` reports one of CONNECTOR_STATES with a one-sentence detail (decisions.md). Platform SDKs
- * are imported only inside their own connector folder; a connector that names them in `libraries`
- * offers `restart`, which the process-level policy calls when one of them raises an unhandled error.
+ * What every platform connector offers the service. A connector reads its platform and hands normalised
+ * messages to the ingest pipeline; `start` returns once reading has begun and never waits on the platform's
+ * network (the service listens meanwhile). Platform SDKs are imported only inside their own connector folder.
  */
 import { type Static, Type } from "@sinclair/typebox";
 import type { ChannelType, Source } from "../core/envelope.ts";
@@ -65,11 +61,16 @@ export interface Connector {
   readonly source: Source;
   start(ingest: Ingest): Promise<void>;
   stop(): Promise<void>;
+  /** Delivers one outbound message, or throws AppError PLATFORM_AUTH / PLATFORM_SEND_FAILED. */
   send(req: SendRequest): Promise<SendResult>;
+  /** One of CONNECTOR_STATES with a one-sentence detail (decisions.md). */
   health(): ConnectorHealth;
   /** The npm packages it drives (a name, or a scope ending in `/`): a fault raised in one restarts it. */
   readonly libraries?: readonly string[];
-  /** Drops the platform link and opens a new one; health is `degraded` with `reason` until it is up. */
+  /**
+   * Drops the platform link and opens a new one; health is `degraded` with `reason` until it is up. The
+   * process-level policy calls it when one of its `libraries` raises an unhandled error.
+   */
   restart?(reason: string): void;
 }
 

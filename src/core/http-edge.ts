@@ -1,12 +1,7 @@
 /**
- * The HTTP edge both servers share (gw serve's API and gw receiver), apart from either: the path of a
- * request as the router slices it; the size rule, applied before a byte of the body is read (a body
- * declared over the limit: 413 VALIDATION_FAILED naming it; no Content-Length, chunked: 411), with Bun's
- * own limit out of reach so an unauthenticated client never learns the rule first; and Bun.serve's
- * options: production mode (Bun's development error page would show our source lines), a last-resort
- * `error` handler answering 500 INTERNAL_ERROR with the envelope. An answer given without reading the
- * request's body says `Connection: close` (`bodyUnread`): Bun otherwise keeps that request pending
- * while the client still sends, and a graceful stop waits on it forever.
+ * The HTTP edge both servers share (gw serve's API and gw receiver), apart from either: the path of a request
+ * as the router slices it, the body size rule, Bun.serve's options and `bodyUnread`. The size rule is applied
+ * before a byte of the body is read, and an answer given without reading the body must close the connection.
  */
 import { AppError } from "./errors.ts";
 import type { Logger } from "./ports.ts";
@@ -24,9 +19,16 @@ export function pathOf(url: string): string {
   return url.slice(start, query < 0 ? undefined : query);
 }
 
-/** Bun.serve's `maxRequestBodySize`: never reached (the checks below come first). */
+/**
+ * Bun.serve's `maxRequestBodySize`: never reached (the checks below come first), so an unauthenticated
+ * client never learns the rule from Bun first.
+ */
 export const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
+/**
+ * The size rule, before a byte of the body is read: a body declared over the limit is 413 VALIDATION_FAILED
+ * naming it; a chunked body without Content-Length is 411.
+ */
 export function bodySizeError(headers: Headers, maxBytes: number): AppError | null {
   const length = headers.get("content-length");
   if (length === null)
@@ -48,6 +50,10 @@ export function bodySizeError(headers: Headers, maxBytes: number): AppError | nu
   );
 }
 
+/**
+ * Production mode (Bun's development error page would show our source lines) and a last-resort `error`
+ * handler answering 500 INTERNAL_ERROR with the envelope.
+ */
 export function bunServeOptions(log: Logger) {
   return {
     development: false,
@@ -60,7 +66,11 @@ export function bunServeOptions(log: Logger) {
   };
 }
 
-/** Whether a request came with a body that nothing has read (the answer must then close the connection). */
+/**
+ * Whether a request came with a body that nothing has read. The answer must then say `Connection: close`:
+ * Bun otherwise keeps that request pending while the client still sends, and a graceful stop waits on it
+ * forever.
+ */
 export function bodyUnread(req: Request): boolean {
   if (req.bodyUsed) return false;
   const length = req.headers.get("content-length");

@@ -1,14 +1,9 @@
 /**
- * The real Spawner (runner, built by the composition root): Bun.spawn with no shell, in a process
- * group of its own, stdin written and closed, output captured up to OUTPUT_CAP_BYTES per stream. At the
- * deadline the whole group gets SIGTERM, then SIGKILL after the grace; once the program has exited, its
- * pipes get PIPE_GRACE_MS to close and whatever is left of the group is killed, so no descendant
- * outlives a run (one that leaves the group with setsid() is beyond reach). An abort `signal` stops the
- * group the same way. A run stopped either way reports `timedOut`, so callers can treat its outcome as
- * unknown rather than failed.
- * The group must not outlive this process either, even when it is killed with SIGKILL: a guard (a
- * `/bin/sh` in a session of its own) waits on a pipe only this process holds, and when the pipe closes
- * before the run ended it kills the group. It is stopped once the run is over.
+ * The real Spawner (runner, built by the composition root): Bun.spawn with no shell, in a process group of
+ * its own, stdin written and closed, output captured up to OUTPUT_CAP_BYTES per stream. The group outlives
+ * neither the run nor this process, even when this process is killed with SIGKILL (a descendant that leaves
+ * the group with setsid() is beyond reach). A run stopped at its deadline or by its abort `signal` reports
+ * `timedOut`, so callers can treat its outcome as unknown rather than failed.
  */
 import type { Spawner, SpawnResult } from "./ports.ts";
 
@@ -36,7 +31,10 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 /** Reads its stdin to the end, then SIGKILLs the process group $1: only a dead parent ends it that way. */
 const GUARD_SCRIPT = 'while read -r _; do :; done; kill -KILL -"$1" 2>/dev/null';
 
-/** Kills the group `pid` when this process dies before `stop` is called. */
+/**
+ * Kills the group `pid` when this process dies (even by SIGKILL) before `stop` is called: a `/bin/sh` in a
+ * session of its own waits on a pipe only this process holds, and kills the group when the pipe closes.
+ */
 function guardGroup(pid: number): { stop(): void } {
   let guard: ReturnType<typeof Bun.spawn>;
   try {
@@ -55,6 +53,10 @@ function guardGroup(pid: number): { stop(): void } {
   return { stop: () => guard.kill("SIGKILL") };
 }
 
+/**
+ * At the deadline or on abort the whole group gets SIGTERM, then SIGKILL after the grace; once the program
+ * has exited, its pipes get PIPE_GRACE_MS to close and whatever is left of the group is killed.
+ */
 export const bunSpawner: Spawner = {
   async run(argv, opts): Promise<SpawnResult> {
     const proc = Bun.spawn([...argv], {

@@ -1,11 +1,9 @@
 /**
- * A stand-in for `osascript` + Messages.app (used as GW_OSASCRIPT_PATH): called as `- <values...>` with
- * gw's send script on stdin, it writes the sent row into GW_STANDIN_CHAT_DB as Messages would and exits
- * 0, or fails like osascript (`NN:MM: execution error: ... (-1728)` on stderr, exit 1). Failures are
- * injected with GW_STANDIN_FAIL or the one-shot GW_STANDIN_FAIL_FILE: an osascript error code, a hang
- * (`timeout`, or `timeout-with-child` leaving a helper that ignores SIGTERM), `silent` (exit 0, no row)
- * or `ghost` (macOS 26's misrouted send: exit 0 and an empty own row outside the chat). Every call is
- * logged to GW_STANDIN_LOG.
+ * A stand-in for `osascript` + Messages.app (used as GW_OSASCRIPT_PATH): called as `- <values...>` with gw's
+ * send script on stdin, it writes the sent row into GW_STANDIN_CHAT_DB as Messages would and exits 0, or
+ * fails like osascript (`NN:MM: execution error: ... (-1728)` on stderr, exit 1). Failures are injected with
+ * GW_STANDIN_FAIL or the one-shot GW_STANDIN_FAIL_FILE (applyFailure). Every call is logged to
+ * GW_STANDIN_LOG.
  */
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
@@ -98,7 +96,11 @@ function hang(signal: AbortSignal | undefined): Promise<number> {
   });
 }
 
-/** The exit code of an injected failure. */
+/**
+ * The exit code of an injected failure: an osascript error code, a hang (`timeout`, or `timeout-with-child`
+ * leaving a helper that ignores SIGTERM), `silent` (exit 0, no row) or `ghost` (macOS 26's misrouted send:
+ * exit 0 and an empty own row outside the chat).
+ */
 async function applyFailure(io: StandInIo, mode: string, request: Send | null): Promise<number> {
   if (mode === "timeout") return hang(io.signal);
   if (mode === "timeout-with-child") {

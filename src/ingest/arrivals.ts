@@ -1,10 +1,8 @@
 /**
- * Newly stored allowlisted inbound messages, announced to whoever is waiting for one: the unread long
- * poll (`GET /messages/unread?wait=`, decisions.md). Ingest publishes right after its commit; `wait`
- * settles as "arrived" when a matching message is announced, "timeout" at its deadline, "full" at once
- * when MAX waiters already wait, and "closed" on close (and at once after it). A waiter is a pending
- * promise and one timer, so a held request costs no CPU; an aborted one (the client went away) frees
- * its place. Who has read what is not known here: a woken waiter asks the store again.
+ * Newly stored allowlisted inbound messages, announced to whoever is waiting for one: the unread long poll
+ * (`GET /messages/unread?wait=`, decisions.md). Ingest publishes right after its commit. A waiter is a
+ * pending promise and one timer, so a held request costs no CPU. Who has read what is not known here: a woken
+ * waiter asks the store again.
  */
 import type { Source } from "../core/envelope.ts";
 
@@ -35,6 +33,10 @@ export function matches(f: ArrivalFilter, a: Arrival): boolean {
 
 export interface Arrivals {
   publish(arrivals: readonly Arrival[]): void;
+  /**
+   * "arrived" when a matching message is announced, "timeout" at the deadline or when `signal` aborts (the
+   * client went away: its place is freed), "full" at once when `maxWaiters` already wait, "closed" on close.
+   */
   wait(filter: ArrivalFilter, ms: number, signal?: AbortSignal): Promise<WaitOutcome>;
   /** Ends every wait ("closed") and makes later ones end at once. */
   close(): void;

@@ -1,16 +1,9 @@
 /**
- * The single entry every connector calls with normalised messages. One batch is one IMMEDIATE
- * transaction that, per message: dedupes on (source, platform id) — a repeat is a no-op —, classifies
- * the sender against the live allowlist, inserts the message and its attachment records, records the
- * channel as observed, writes a `pending` webhook delivery when the message is allowed and webhooks are
- * on; and then advances the connector's cursor (and its position in one channel, when given). The
- * owner's own message that echoes a send made through gw (same channel and text, within
- * ECHO_WINDOW_MS, not yet linked) is linked to that record instead. A crash at any instant leaves all
- * of it or none of it, so a connector that re-reads from its stored cursor can never lose or
- * duplicate a message.
- * Attachment bytes are staged (written under their attachment id) before the call; staged files of a
- * duplicate or a failed batch are removed here. After the commit, queued deliveries wake the webhook
- * dispatcher and the allowlisted messages stored are announced (the unread long poll).
+ * The single entry every connector calls with normalised messages. One batch is one IMMEDIATE transaction:
+ * each message deduped on (source, platform id), classified against the live allowlist, stored with its
+ * attachment records (and a `pending` webhook delivery when allowed), then the connector's cursor. A crash
+ * leaves all or none of it, so a connector re-reading from its stored cursor never loses or duplicates a
+ * message. Attachments are staged before the call; those of a duplicate or a failed batch are removed here.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -101,7 +94,10 @@ const duplicateOf = (store: Store, m: NormalizedMessage): IngestOutcome => ({
   id: store.messages.idByPlatformId(m.source, m.platformId) as string,
 });
 
-/** The owner's own message that echoes a send made through gw: linked to that record, or null. */
+/**
+ * The owner's own message that echoes a send made through gw (same channel and text, within ECHO_WINDOW_MS,
+ * not yet linked): linked to that record, or null.
+ */
 function linkEcho(store: Store, m: NormalizedMessage): IngestOutcome | null {
   if (store.messages.idByPlatformId(m.source, m.platformId)) return duplicateOf(store, m);
   const text = comparableText(m.text);

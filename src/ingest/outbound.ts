@@ -1,10 +1,8 @@
 /**
- * Outbound records: every message sent through gw is stored as one `outbound` row (never pushed,
- * never unread, visible in context), whatever the platform needed to carry it. The platform id is
- * linked when the platform confirms the send, so the connector's later sight of the same message
- * dedupes onto this row instead of creating a second one; when the connector stored the echo first,
- * that row is the record, and it takes the send's `reply_to` (whichever side stored first, the record
- * keeps what the agent asked for).
+ * Outbound records: every message sent through gw is stored as one `outbound` row (never pushed, never
+ * unread, visible in context), whatever the platform needed to carry it. With the platform id linked, the
+ * connector's later sight of the same message dedupes onto this row; when the connector stored the echo
+ * first, that row is the record. Whichever side stored first, the record keeps the agent's `reply_to`.
  */
 import type { ChannelType, Source } from "../core/envelope.ts";
 import type { Store } from "../store/store.ts";

@@ -1,17 +1,8 @@
 /**
- * Builds the process logger (runner; called by the composition root only): pino JSON lines to a daily
- * file in the log dir and to stderr (a short human form when stderr is a terminal; from `stderrLevel`
- * up, so a login service's never-rotated stderr file need not repeat the rotated files). Secrets are
- * redacted by key and by value; stdout is never used, so `gw mcp` keeps it for protocol frames.
- *
- * Files: pino-roll (the pino project's own rotating stream; it works inside the compiled binary and,
- * being a SonicBoom, writes synchronously, so no line is lost on a fast exit) writes
- * `<name>.<yyyy-MM-dd>.<n>.log`, starts a new file each day and keeps the newest LOG_FILES_KEPT; `gw
- * serve` (name `gw`) also keeps `current.log` pointing at its newest file. Each long-running face has
- * its own name (`gw`, `receiver`, `mcp`), so their rotations never prune each other. Files 0600, the
- * directory 0700. A file that cannot be written (disk full) never stops the process: the stream keeps
- * up to LOG_BUFFER_MAX_BYTES of lines and writes them once it can (later ones are dropped), and the
- * failure is reported on stderr at most once per LOG_FAILURE_REPORT_MS.
+ * Builds the process logger (runner; called by the composition root only): pino JSON lines to a daily file in
+ * the log dir and to stderr, secrets redacted by key and by value. stdout is never used, so `gw mcp` keeps it
+ * for protocol frames. Each long-running face writes files of its own name (`gw`, `receiver`, `mcp`), so
+ * their rotations never prune each other. A file that cannot be written (disk full) never stops the process.
  */
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +11,9 @@ import pinoRoll from "pino-roll";
 import { redactKeys, secretScrubber } from "./redact.ts";
 
 export const LOG_FILES_KEPT = 14;
+/** Lines kept while the file cannot be written, written once it can; later ones are dropped. */
 export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
+/** A file that cannot be written is reported on stderr at most once per this. */
 export const LOG_FAILURE_REPORT_MS = 60_000;
 
 export interface LoggerOptions {
@@ -29,7 +22,10 @@ export interface LoggerOptions {
   /** The files' name: `gw` (serve, demo), `receiver`, `mcp`. */
   name?: string;
   level: string;
-  /** The least level also written to stderr ("silent": none); the default is everything. */
+  /**
+   * The least level also written to stderr ("silent": none); the default is everything. Set for a login
+   * service (GW_LOG_STDERR_LEVEL), so its never-rotated stderr file need not repeat the rotated files.
+   */
   stderrLevel?: string;
   secrets: readonly string[];
   stderr: { write(s: string): unknown; isTTY?: boolean };
@@ -38,6 +34,12 @@ export interface LoggerOptions {
 
 export type GwLogger = pino.Logger;
 
+/**
+ * Files: pino-roll (the pino project's own rotating stream; it works inside the compiled binary and, being a
+ * SonicBoom, writes synchronously, so no line is lost on a fast exit) writes `<name>.<yyyy-MM-dd>.<n>.log`,
+ * starts a new file each day and keeps the newest LOG_FILES_KEPT; `gw` also keeps `current.log` pointing at
+ * its newest file. stderr gets a short human form when it is a terminal.
+ */
 export async function createLogger(opts: LoggerOptions): Promise<GwLogger> {
   const scrub = secretScrubber(opts.secrets);
   const streams: pino.StreamEntry[] = [];

@@ -1,9 +1,7 @@
 /**
  * The one way `gw mcp` reaches the service: one HTTP request per tool call to GW_BASE_URL, with
- * `Authorization: Bearer` and `X-Agent-ID` injected, a deadline so a stuck service cannot hang the
- * agent, and every outcome turned into a tool result (pure `toToolResult`): the pretty-printed JSON
- * body in `content[0].text`, the structured body in `structuredContent` and `data`; failures carry the
- * service's error envelope verbatim with `isError: true`, and an unreachable service an INTERNAL_ERROR
+ * `Authorization: Bearer` and `X-Agent-ID` injected and a deadline, so a stuck service cannot hang the agent.
+ * Every outcome becomes a tool result (`toToolResult`); an unreachable service answers an INTERNAL_ERROR
  * envelope that names the URL.
  */
 
@@ -103,6 +101,10 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/**
+ * Pure: the pretty-printed JSON body in `content[0].text`, the structured body in `structuredContent` and
+ * `data`; a failure carries the service's error envelope verbatim with `isError: true`.
+ */
 export function toToolResult(r: ApiResponse): ToolResult {
   const text = JSON.stringify(r.body, null, 2);
   if (!r.ok) return { content: [{ type: "text", text }], data: r.body, isError: true };

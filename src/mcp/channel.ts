@@ -1,12 +1,9 @@
 /**
- * `gw mcp` as a Claude Code channel (GW_MCP_CHANNEL=1 or `gw mcp --channel`): every new allowlisted
- * message for GW_AGENT_ID is pushed into the running session as a `notifications/claude/channel`
- * notification, in order. The stream follows the unread long poll (no busy polling) of a companion
- * agent id, `<agent>#channel`, whose read state in `gw serve` is the stream's position: what was pushed
- * is marked read there — never for the agent itself, which marks what it has handled — so a restart of
- * `gw serve` loses and repeats nothing, and an id set keeps a message from being pushed twice in one run
- * even when marking failed. "New" means dated at most LOOKBACK_MS before this run started. While
- * `gw serve` is unreachable the stream retries with capped exponential backoff.
+ * `gw mcp` as a Claude Code channel (GW_MCP_CHANNEL=1 or `gw mcp --channel`): every new allowlisted message
+ * for GW_AGENT_ID is pushed into the running session as a `notifications/claude/channel` notification, in
+ * order. The stream's position is the read state in `gw serve` of a companion agent id, `<agent>#channel`
+ * (never the agent itself, which marks what it has handled), so a restart of `gw serve` loses and repeats
+ * nothing.
  */
 import type { Envelope } from "../core/envelope.ts";
 import type { Logger } from "../core/ports.ts";
@@ -82,7 +79,12 @@ export interface ChannelDeps {
   log: Logger;
 }
 
-/** Follows the stream until `stop`; resolves once the loop has ended. */
+/**
+ * Follows the stream until `stop`; resolves once the loop has ended. It rides the unread long poll (no busy
+ * polling) and marks what it pushed read for the companion id; an id set keeps a message from being pushed
+ * twice in one run even when marking failed. While `gw serve` is unreachable it retries with capped
+ * exponential backoff (BACKOFF_MS).
+ */
 export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done: Promise<void> } {
   const { api, log } = deps;
   const agent = channelAgentId(deps.agentId);

@@ -1,17 +1,7 @@
 /**
- * How one agent run is started (pure). The reference command is Claude Code's (checked against
- * `claude --help` of @anthropic-ai/claude-code 2.1.197):
- *
- *   claude -p --system-prompt <prompt> --mcp-config <file> --strict-mcp-config --no-session-persistence
- *          --tools "" --allowedTools mcp__gw__list_unread_messages,mcp__gw__get_message_context,
- *          mcp__gw__send_message,mcp__gw__mark_read
- *
- * `--tools ""` mounts no built-in tool (shell, files, web); `--allowedTools` pre-approves the four gw
- * tools; `--strict-mcp-config` loads only the gw server of the private config file. With
- * GW_RECEIVER_DANGEROUS=1 those two restrictions are replaced by `--dangerously-skip-permissions`
- * (spec I.3). The envelope goes on stdin after a preamble marking it untrusted (and, for a job run
- * again after a stop or crash, saying so), never in argv. The child's environment is an allowlist;
- * gw's own secrets reach only the MCP server, through the config.
+ * How one agent run is started (pure): its argv, its stdin, its environment and its private MCP config. The
+ * envelope goes on stdin after a preamble marking it untrusted, never in argv. The child's environment is an
+ * allowlist; gw's own secrets reach only the MCP server, through the config.
  */
 import { childEnv } from "../core/child-env.ts";
 import type { Envelope } from "../core/envelope.ts";
@@ -32,6 +22,12 @@ export function mcpConfig(o: { self: readonly string[]; baseUrl: string; token: 
   };
 }
 
+/**
+ * Claude Code's command (checked against `claude --help` of @anthropic-ai/claude-code 2.1.197). `--tools ""`
+ * mounts no built-in tool (shell, files, web), `--allowedTools` pre-approves the four gw tools, and
+ * `--strict-mcp-config` loads only the gw server of the private config file. With GW_RECEIVER_DANGEROUS=1,
+ * `--dangerously-skip-permissions` replaces `--tools` and `--allowedTools` (spec I.3).
+ */
 export function agentArgv(o: {
   agentBin: string;
   systemPrompt: string;

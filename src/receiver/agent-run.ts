@@ -1,12 +1,8 @@
 /**
- * One agent run (runner). The system prompt is read fresh from the prompt file (else the bundled
- * default); a private folder (0700) holds the MCP config (0600) and is the run's working directory, so
- * no project file around the receiver is picked up; it is removed after the run. The agent runs in
- * its own process group under the time budget (the spawner stops the whole group on expiry or abort).
- * One log line per run: delivery, channel, wait and run times, exit code or signal; the agent's
- * output is logged at debug (it may quote message text), its stderr as a warning when it failed,
- * both capped at OUTPUT_LOG_CAP. Failures are logged, never returned to the sender; the run resolves
- * to its RunOutcome, where `stopped` means the abort signal (shutdown) ended it.
+ * One agent run (runner). The system prompt is read fresh from the prompt file (else the bundled default).
+ * The run's working directory is a private folder (0700) holding the MCP config (0600), so no project file
+ * around the receiver is picked up; it is removed after the run. Failures are logged, never returned to the
+ * sender; a run resolves to its RunOutcome, where `stopped` means the abort signal (shutdown) ended it.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +11,10 @@ import { agentArgv, agentEnv, agentInput, mcpConfig } from "./agent-command.ts";
 import type { Job } from "./channel-workers.ts";
 import { DEFAULT_PROMPT } from "./default-prompt.ts";
 
+/**
+ * The agent's output is logged at debug (it may quote message text) and its stderr as a warning when it
+ * failed, each capped at this.
+ */
 export const OUTPUT_LOG_CAP = 8 * 1024;
 /** How long the agent's process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 5_000;

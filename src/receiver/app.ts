@@ -1,14 +1,8 @@
 /**
  * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
- * (`gw receiver` serves it; tests call it with Requests). A delivery is handled in the spec's order,
- * after a size check that reads nothing (413/411, core/http-edge.ts): raw bytes first; signature and
- * headers (verify.ts: 400 or 401, before any parsing); a delivery id seen before (in memory or in the
- * journal) is answered 204 and not run again; the envelope must parse and match the Envelope schema
- * (else 400); then the intake journals it and queues it on its channel, and the answer is 204 once the
- * journal row is committed, never after the agent (503 RECEIVER_BUSY when the channel's queue is full
- * or the receiver is stopping, 500 when the journal cannot be written). A verified test delivery
- * (`X-GW-Event: ping`, sent by `gw doctor`) is answered 204 and runs nothing. Every error body is the
- * spec's envelope; an answer that left the body unread closes the connection (core/http-edge.ts).
+ * (`gw receiver` serves it; tests call it with Requests). A delivery is answered 204 once its journal row is
+ * committed, never after the agent; a delivery id seen before and a verified test delivery
+ * (`X-GW-Event: ping`, from `gw doctor`) get 204 and run nothing. Every error body is the spec's envelope.
  * `/healthz` needs no bearer and tells liveness and the worker counts.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
@@ -89,6 +83,11 @@ function enqueue(deps: ReceiverAppDeps, job: Job, text: string): Response {
 export function createReceiverApp(deps: ReceiverAppDeps) {
   const startedAt = deps.clock.now();
 
+  /**
+   * In the spec's order: a size check that reads nothing (413/411, core/http-edge.ts), the raw bytes,
+   * signature and headers (verify.ts: 400 or 401, before any parsing), a delivery id seen before (in memory
+   * or in the journal), the envelope against the Envelope schema (400), then the intake.
+   */
   const webhook = async (req: Request): Promise<Response> => {
     const receivedAt = deps.clock.now();
     const tooBig = bodySizeError(req.headers, MAX_DELIVERY_BYTES);

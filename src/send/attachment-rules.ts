@@ -1,14 +1,8 @@
 /**
- * Rules for the `attachments` of a send (spec E, decisions.md, reliability.md §5).
- * - Shape (pure): exactly one of `url` or `path`; a `url` must be adapter-hosted
- *   (`/attachments/<id>` or `http(s)://<host>/attachments/<id>`); a `path` must be absolute.
- * - Local paths (runner): resolved with realpath, compared by whole path components (case-insensitive
- *   on macOS) against the denied places and the optional roots, then opened and fstat-ed: the opened
- *   descriptor must be the regular file that was checked (same device and inode before and after the
- *   open, the path still resolving to it through no symlink, and on Linux the kernel's own name for the
- *   descriptor equal to the checked path), readable, and under the size cap. The caller gets that open
- *   descriptor and must read the bytes from it, never by path again (a path can be swapped after the
- *   check), and close it. Every refusal is 400 VALIDATION_FAILED naming the field and the rule.
+ * Rules for the `attachments` of a send (spec E, decisions.md, reliability.md §5): the shape of an item
+ * (pure) and the checks of a local path (runner). A checked file is handed over open: the caller reads its
+ * bytes from that descriptor, never by path again (a path can be swapped after the check), and closes it.
+ * Every refusal is 400 VALIDATION_FAILED naming the field and the rule.
  */
 import {
   closeSync,
@@ -35,7 +29,10 @@ function refused(field: string, rule: string, message: string): AppError {
   return new AppError("VALIDATION_FAILED", message, { field, rule }, { status: 400 });
 }
 
-/** Checks the shape of one attachment item and says what it refers to. */
+/**
+ * Checks the shape of one attachment item and says what it refers to: exactly one of `url`, adapter-hosted
+ * (`/attachments/<id>` or `http(s)://<host>/attachments/<id>`), or `path`, absolute.
+ */
 export function parseAttachmentItem(item: { url?: string; path?: string }, index: number): AttachmentRef {
   const at = `attachments.${index}`;
   if ((item.url === undefined) === (item.path === undefined)) {
@@ -85,7 +82,12 @@ export interface CheckedFile {
   close(): void;
 }
 
-/** The readable regular file that passes every rule, opened; or a 400 naming the rule. */
+/**
+ * The readable regular file that passes every rule, opened; or a 400 naming the rule. The path is resolved
+ * with realpath and compared by whole path components (case-insensitive on macOS) against the denied places
+ * and the optional roots; the opened descriptor must be the regular file that was checked (same device and
+ * inode before and after the open, and see stillAt) and under the size cap.
+ */
 export function checkLocalPath(path: string, field: string, policy: PathPolicy): CheckedFile {
   let real: string;
   try {

@@ -1,14 +1,9 @@
 /**
- * Idempotency-Key handling for sends (spec E.6, decisions.md). The work runs in two steps: the platform
- * call (async), then a synchronous commit that records its result; the commit and the key's stored
- * response are written in one transaction. A replay with the same body hash gets the stored bytes, a
- * different body gets 422 IDEMPOTENCY_KEY_REUSE, a duplicate arriving while the first runs waits for it.
- * A platform call that failed with a 2xx-like certainty (PLATFORM_AUTH, PLATFORM_SEND_FAILED) is
- * remembered; other errors (validation, unknown channel, rate limit) release the key for a retry.
- * Once the platform accepted a send, the key is never released: when the commit fails (database busy,
- * disk full) the request and every replay answer 502 PLATFORM_SEND_FAILED `outcome: "unknown"`, the
- * commit is tried again every COMMIT_RETRY_MS, and once it lands replays get its 200. A key left
- * `in_flight` by a crash is never re-run: it answers (and remembers) the same 502.
+ * Idempotency-Key handling for sends (spec E.6, decisions.md). A send runs in two steps: the platform call
+ * (async), then a synchronous commit that records its result in one transaction with the key's stored
+ * response. A replay with the same body hash gets the stored bytes, a different body 422
+ * IDEMPOTENCY_KEY_REUSE; a duplicate arriving while the first runs waits for it. Once the platform accepted a
+ * send, its key is never released, so a replay never sends it again.
  */
 import { createHash } from "node:crypto";
 import { AppError } from "../core/errors.ts";
@@ -27,6 +22,10 @@ export type Commit = () => StoredResponse;
 /** After a commit failed, it is tried again this often until it lands or the runner closes. */
 export const COMMIT_RETRY_MS = 1000;
 
+/**
+ * Platform failures with a 2xx-like certainty, remembered with the key; other errors (validation, unknown
+ * channel, rate limit) release the key for a retry.
+ */
 const CACHED_ERRORS = new Set(["PLATFORM_AUTH", "PLATFORM_SEND_FAILED"]);
 
 export function bodyHash(body: unknown): string {
@@ -103,7 +102,11 @@ export function createIdempotentRunner(deps: {
     }
   };
 
-  /** Runs the commit with the key's completion; if the store fails, keeps it for a retry. */
+  /**
+   * Runs the commit with the key's completion. If the store fails (database busy, disk full), it is kept for
+   * a retry; until it lands, the request and every replay answer 502 PLATFORM_SEND_FAILED
+   * `outcome: "unknown"`, then replays get its 200.
+   */
   const commit = (key: string | null, hash: string, work: Commit): StoredResponse => {
     try {
       return store.settle(scope, key, work);
@@ -162,6 +165,7 @@ export function createIdempotentRunner(deps: {
         if (row.body_hash !== hash) throw reuse(key);
         if (row.state === "complete")
           return { status: row.status_code ?? 200, body: row.response_body ?? "" };
+        /** A key left `in_flight` by a crash is never run again: it answers (and remembers) the same 502. */
         const interrupted = unknownOutcome(
           key,
           "An earlier request with this Idempotency-Key was interrupted; whether it was sent is unknown, so it is not sent again.",

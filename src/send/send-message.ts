@@ -1,14 +1,9 @@
 /**
- * POST /messages/send as a service function (spec E). In order: attachment shapes (400), the channel
- * must have been observed inbound (404 CHANNEL_NOT_FOUND), community-chat attachments (413) and blank
- * community-chat text (400: Discord cannot post it), `reply_to` must be a stored message of the same
- * channel (404), the first device-messenger attachment must resolve (stored bytes: 404
- * MESSAGE_NOT_FOUND; local path: 400 by the path rules), then one token
- * from the channel's bucket (429), then the connector sends (under a message id allocated first, which
- * platforms use as their nonce); what it returns records the one outbound record (a separate step, so
- * the caller can retry it without sending again: send/idempotency.ts). A local file is handed over open
- * (read from its checked descriptor, never by path again) and closed when the send ends either way.
- * Checks come before the token so a refused request never spends one.
+ * POST /messages/send as a service function (spec E). Every check comes before the channel's rate-limit
+ * token, so a refused request never spends one. The connector sends under a message id allocated first
+ * (platforms use it as their nonce); the one outbound record is written by a separate step, so the caller can
+ * retry it without sending again (send/idempotency.ts). A local file is sent from its checked open
+ * descriptor, never by path again, and closed when the send ends either way.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -81,7 +76,13 @@ export function createSendMessage(deps: SendDeps) {
     return { attachment: { path: file, mime: mimeHint ?? row.mime }, close: () => {} };
   };
 
-  /** Sends; resolves once the platform accepted, with the step that records it (see send/idempotency.ts). */
+  /**
+   * Sends; resolves once the platform accepted, with the step that records it (see send/idempotency.ts).
+   * Refusals, in order: attachment shapes (400), a channel never observed inbound (404 CHANNEL_NOT_FOUND),
+   * community-chat attachments (413) or blank text (400: Discord cannot post it), a `reply_to` not stored
+   * in the channel (404), a first device-messenger attachment that does not resolve (stored bytes: 404
+   * MESSAGE_NOT_FOUND; local path: 400 by the path rules), then no token (429).
+   */
   return async (input: SendMessageInput): Promise<() => SendMessageOutput> => {
     const items = input.attachments ?? [];
     const refs = items.map((item, i) => parseAttachmentItem(item, i));

@@ -1,11 +1,8 @@
 /**
- * `gw service install` and `uninstall` (runners). Install: the env file (created once, 0600, never
- * overwritten), checked as gw's configuration; the plist (0600: it holds the token) or the unit,
- * written whole or not at all (temporary file + rename); then launchd loads it (a loaded copy is
- * booted out first, so install is also "reinstall after an upgrade"), while for systemd the lines to
- * run are returned. Uninstall unloads (launchd), removes the plist or the unit and its enable link, and
- * always keeps the env file. Everything is computed before the first write, so a refused value
- * changes nothing. A compiled gw is run from a copy at a fixed path (see copyProgram).
+ * `gw service install` and `uninstall` (runners). Install creates the env file once (0600, never
+ * overwritten), checks it as gw's configuration, writes the plist (0600: it holds the token) or the unit
+ * whole or not at all, then loads it (launchd) or returns the lines to run (systemd). Everything is computed
+ * before the first write, so a refused value changes nothing. Uninstall always keeps the env file.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -47,6 +44,10 @@ export interface InstallReport {
   warnings: string[];
 }
 
+/**
+ * A loaded launchd job is booted out first, so install is also "reinstall after an upgrade". A compiled gw is
+ * run from a copy at a fixed path (copyProgram).
+ */
 export async function installService(p: InstallPorts): Promise<InstallReport> {
   const { target } = p;
   const existing = readEnvFile(target.envFilePath);
@@ -97,6 +98,7 @@ export interface UninstallReport {
   nextCommands: string[];
 }
 
+/** Unloads the job (launchd), removes the plist or the unit and its enable link; the env file stays. */
 export async function uninstallService(p: { target: ServiceTarget; run: RunTool }): Promise<UninstallReport> {
   const { target } = p;
   const unloaded = target.manager === "launchd" ? await launchdUnload(target, p.run) : false;

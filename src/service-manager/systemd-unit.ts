@@ -1,10 +1,8 @@
 /**
- * The systemd user unit that runs `gw serve` (pure). ExecStart= is this program's absolute command +
- * `serve`, each argument escaped per systemd.service(5): `%` doubled (specifiers), `$` doubled (variable
- * substitution), and a word with anything beyond [A-Za-z0-9_@+=:,./-] double-quoted with `\` and `"`
- * backslash-escaped; the program path itself may not hold a quote, backslash or `$` (systemd refuses or
- * does not unescape them there). EnvironmentFile= takes its path verbatim (only `%` doubled). Control characters,
- * and what the unit-file reader would strip or join (edge spaces, a final backslash), are refused.
+ * The systemd user unit that runs `gw serve` (pure). ExecStart= is this program's absolute command + `serve`,
+ * each argument escaped per systemd.service(5) so that systemd passes it exactly; EnvironmentFile= takes its
+ * path verbatim. Control characters, and what the unit-file reader would strip or join (edge spaces, a final
+ * backslash), are refused.
  */
 import { isAbsolute } from "node:path";
 import { hasControlChar } from "./control-chars.ts";
@@ -27,7 +25,11 @@ function refuseControl(value: string, where: string): void {
     );
 }
 
-/** One ExecStart= argument, escaped so that systemd passes exactly `word`. */
+/**
+ * One ExecStart= argument, escaped so that systemd passes exactly `word`: `%` doubled (specifiers), `$`
+ * doubled (variable substitution), and a word with anything beyond [A-Za-z0-9_@+=:,./-] double-quoted with
+ * `\` and `"` backslash-escaped.
+ */
 export function quoteExecWord(word: string): string {
   refuseControl(word, `the command word ${JSON.stringify(word)}`);
   const expanded = word.replaceAll("%", "%%").replaceAll("$", () => "$$");

@@ -1,10 +1,9 @@
 /**
- * Versioned schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
- * records the last one applied. Never edit a released migration: append a new one.
- *
- * Times are epoch milliseconds (INTEGER). Message order everywhere is (message_ts, id): ids are
- * monotonic ULIDs, so ties resolve in arrival order. The indexes serve the hot queries in
- * messages.ts, reads.ts and deliveries.ts; test/integration/store-plans.test.ts pins their plans.
+ * Versioned schema migrations, applied in order inside one transaction each; `PRAGMA user_version` records
+ * the last one applied. Never edit a released migration: append a new one. Times are epoch milliseconds
+ * (INTEGER); message order everywhere is (message_ts, id), and ids are monotonic ULIDs, so ties resolve in
+ * arrival order. The indexes serve the hot queries in messages.ts, reads.ts and deliveries.ts;
+ * test/integration/store-plans.test.ts pins their plans.
  */
 
 export const MIGRATIONS: readonly string[] = [

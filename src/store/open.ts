@@ -1,10 +1,7 @@
 /**
- * Opens the state database (and, with its own migrations, the receiver's journal): creates its
- * directory 0700 and the file 0600 before SQLite touches it (so -wal/-shm inherit 0600), sets the
- * pragmas every connection needs, and applies migrations.
- *
- * Durability choice: WAL + synchronous=FULL (+ fullfsync on macOS), so an acknowledged message
- * survives a power cut too, not only a process crash; at human message rates the cost is noise.
+ * Opens the state database (and, with its own migrations, the receiver's journal): creates its directory 0700
+ * and the file 0600 before SQLite touches it (so -wal/-shm inherit 0600), sets the pragmas every connection
+ * needs, and applies migrations. A file of a newer schema than this gw knows is refused.
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
@@ -23,6 +20,10 @@ export interface Schema {
 
 const STATE_SCHEMA: Schema = { migrations: MIGRATIONS, name: "the state database" };
 
+/**
+ * WAL + synchronous=FULL (+ fullfsync on macOS), so an acknowledged message survives a power cut too, not
+ * only a process crash; at human message rates the cost is noise.
+ */
 export function openDatabase(path: string, schema: Schema = STATE_SCHEMA): Database {
   if (path !== ":memory:") prepareFile(path);
   const db = new Database(path, { create: true, strict: true });

@@ -1,15 +1,9 @@
 /**
- * Per-agent read state. Read marks (message id, agent id, read time) are the record: one per pair,
- * never removed. So that unread stays fast however the marks are spread, each agent's marks are also
- * kept as runs (read-runs.ts): maximal intervals, in (message_ts, id) order, of allowed messages the
- * agent has read, within a scope — all messages (`*`), one source (`source:<s>`) or one channel
- * (`channel:<id>`). Invariant, per scope: an allowed message of the scope lies inside one of the agent's
- * runs of that scope exactly when the agent has marked it. markRead extends or merges the three runs a
- * message belongs to; storing an allowed message inside a run splits it (ingest calls splitRunsAt in its
- * transaction). An unread walk uses the scope of its filter, takes the message keys up to the next run
- * (all unread) and jumps that run whole; between two runs of a scope lies at least one unread message of
- * that scope, so a walk costs at most one round per message returned, however many messages are read;
- * full rows are read once, for the page.
+ * Per-agent read state. Read marks (message id, agent id, read time) are the record: one per pair, never
+ * removed. So that unread stays fast however they are spread, each agent's marks are also kept as runs
+ * (read-runs.ts): maximal intervals, in (message_ts, id) order, of allowed messages read, per scope (`*`,
+ * `source:<s>`, `channel:<id>`). Invariant, per scope: an allowed message lies inside one of the agent's runs
+ * of that scope exactly when the agent has marked it (ingest calls splitRunsAt in its transaction).
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";
@@ -81,7 +75,10 @@ export function createReadStore(db: Database) {
     "INSERT INTO read_marks (message_id, agent_id, read_at) VALUES (?1, ?2, ?3) ON CONFLICT (message_id, agent_id) DO NOTHING",
   );
 
-  /** The keys of up to `limit` unread messages for the filter, in order (see the header). */
+  /**
+   * The keys of up to `limit` unread messages for the filter, in order, walking the runs of the filter's
+   * scope: at most one round per message returned, however many messages are read.
+   */
   const unreadKeys = (agentId: string, f: UnreadFilter): Key[] => {
     const scope = scopeOfFilter(f);
     let pos: Key =

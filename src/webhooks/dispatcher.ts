@@ -1,13 +1,9 @@
 /**
- * The webhook dispatcher (runner). Claims due `pending` deliveries, POSTs the message's Envelope
- * signed with signedHeaders, and records the attempt (count, code, error, next attempt time) with the
- * state change nextStep decides; the attempts that end in one event-loop turn are recorded in one
- * transaction, and due rows are fetched in batches, so the store is not the bottleneck. Stored times make it resume after a restart; an attempt cut short by a
- * crash is simply made again (same delivery id: at-least-once, receivers dedupe). At most
- * MAX_IN_FLIGHT attempts run at once and at most one per channel, so a slow receiver cannot starve the
- * service and a channel's deliveries go out one at a time, oldest due first. Redirects are not followed.
- * Attempts the store cannot record (disk full) keep their outcome and their slot, and recording is tried
- * again every RECORD_RETRY_MS, so a row is never posted again in a loop while it cannot be recorded.
+ * The webhook dispatcher (runner). Claims due `pending` deliveries, POSTs the message's Envelope signed with
+ * signedHeaders, and records the attempt with the state change nextStep decides. At-least-once: stored times
+ * make it resume after a restart, and an attempt cut short by a crash is made again under the same delivery
+ * id (receivers dedupe). At most MAX_IN_FLIGHT attempts run at once and one per channel, so a slow receiver
+ * cannot starve the service and a channel's deliveries go out one at a time, oldest due first.
  */
 import type { Clock, Logger } from "../core/ports.ts";
 import type { DeliveryRow } from "../store/deliveries.ts";
@@ -37,7 +33,10 @@ export interface DispatcherDeps {
 
 type AttemptFields = Parameters<Store["deliveries"]["recordAttempt"]>[1];
 
-/** One POST of a delivery's signed envelope; a timeout or a connection failure is an error result. */
+/**
+ * One POST of a delivery's signed envelope; a timeout or a connection failure is an error result. Redirects
+ * are not followed.
+ */
 async function post(deps: DispatcherDeps, row: DeliveryRow, body: string): Promise<AttemptResult> {
   const headers = signedHeaders(deps.secret, row.id, Math.floor(deps.clock.now() / 1000), body);
   try {
@@ -198,6 +197,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     return started;
   };
 
+  /** Due rows are fetched in batches (and recorded per event-loop turn): the store is not the bottleneck. */
   function pump(): void {
     if (!running) return;
     try {

@@ -1,10 +1,8 @@
 /**
- * Re-hosting Discord attachments (runner). Each file is fetched from the URL in the payload (signed
- * CDN links: the query is the credential, so no Authorization header is sent) as soon as its message
- * arrives and one of the connector's INBOUND_FILES_AT_ONCE slots is free, streamed into the attachment store under a new attachment id (file 0600), and capped at
- * Discord's 25 MiB and GW_ATTACHMENT_MAX_BYTES, checked on the declared size before and on the bytes
- * while streaming. A failure (link dead or expired, too big, not http(s), timeout) leaves that file out
- * with a warning: the message is delivered without it (spec). Nothing partial is left on disk.
+ * Re-hosting Discord attachments (runner): each file is streamed into the attachment store under a new
+ * attachment id as soon as its message arrives and a slot is free. A failure (link dead or expired, too big,
+ * not http(s), timeout) leaves that file out with a warning: the message is delivered without it (spec).
+ * Nothing partial is left on disk.
  */
 import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -41,6 +39,11 @@ export async function downloadAll(
   return done.filter((a): a is StagedAttachment => a !== null);
 }
 
+/**
+ * From the URL in the payload (a signed CDN link: the query is the credential, so no Authorization header is
+ * sent), capped at DISCORD_ATTACHMENT_MAX_BYTES and GW_ATTACHMENT_MAX_BYTES, checked on the declared size
+ * before and on the bytes while streaming.
+ */
 async function downloadOne(
   messageId: string,
   a: DiscordAttachment,

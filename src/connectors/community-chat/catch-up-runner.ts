@@ -1,11 +1,8 @@
 /**
- * Runs catch-up tasks (runner). Each task runs in its channel's serial queue, so ahead of anything
- * queued there later, with at most CATCH_UP_CONCURRENCY requests at once (the slots are shared with the
- * DM opens); what it fetched is committed oldest first, a page per transaction with the channel's
- * position. A failed task keeps its channel's position (`holdsPosition`) and runs again every `retryMs`
- * until it succeeds; a channel gone or closed to the bot (403/404) is skipped with a warning; a rejected
- * token fails the connector. A round lasts while tasks or holds (planning under way) are pending; when
- * it ends its summary is logged once ("Discord catch-up done") and `onIdle` runs.
+ * Runs catch-up tasks (runner). Each task runs in its channel's serial queue, so ahead of anything queued
+ * there later, with at most CATCH_UP_CONCURRENCY requests at once (the slots are shared with the DM opens);
+ * what it fetched is committed oldest first, a page per transaction with the channel's position. A failed
+ * task keeps its channel's position (`holdsPosition`) and runs again every `retryMs` until it succeeds.
  */
 import type { KeyedQueue } from "../../core/keyed-queue.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
@@ -58,7 +55,10 @@ async function fetchFor(task: CatchUpTask, d: RunnerDeps, withSlot: Slots): Prom
   return missed.messages;
 }
 
-/** Says why a task failed; true when it is worth running again later. */
+/**
+ * Says why a task failed; true when it is worth running again later. A channel gone or closed to the bot
+ * (403/404) is skipped with a warning; a rejected token fails the connector.
+ */
 function worthRetrying(task: CatchUpTask, err: unknown, d: RunnerDeps): boolean {
   if (isTokenRejection(err)) d.tokenRejected();
   else if (isChannelGone(err))
@@ -76,7 +76,10 @@ function worthRetrying(task: CatchUpTask, err: unknown, d: RunnerDeps): boolean 
   return false;
 }
 
-/** A round's counts and its progress log while it lasts. */
+/**
+ * A round's counts and its progress log while it lasts: while tasks or holds (planning under way) are
+ * pending. When it ends, its summary is logged once ("Discord catch-up done").
+ */
 function createRound(clock: Clock, log: Logger, how: string) {
   const r = { how, started: clock.now(), tasks: 0, done: 0, messages: 0 };
   const progress = setInterval(() => {

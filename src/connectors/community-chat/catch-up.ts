@@ -1,10 +1,7 @@
 /**
- * What a channel missed while gw was away (runner over REST). Newer than the channel's stored position,
- * or than `maxAgeMs` ago when that is later, it pages back from the newest message (Discord answers
- * newest first; `before` never shifts under new posts) and keeps the newest `maxMessages`, returned
- * oldest first: past the bound an agent sees the conversation as it stands. The older ones are counted
- * as skipped, paging on for at most SKIP_COUNT_PAGES more pages (`skippedAtLeast` when the count stopped
- * there or a counting page failed). Items that do not look like messages are dropped; repeats are
+ * What a channel missed while gw was away (runner over REST): the messages newer than its stored position, or
+ * than `maxAgeMs` ago when that is later, at most the newest `maxMessages`, oldest first; past the bound an
+ * agent sees the conversation as it stands. Items that do not look like messages are dropped; repeats are
  * harmless (ingest dedupes on the snowflake).
  */
 import { asDiscordMessage, type DiscordMessage } from "./mapping.ts";
@@ -36,6 +33,10 @@ export interface Missed {
 /** One page of history, newest first: the newest `limit` messages, or those right before `before`. */
 export type HistoryPage = (channelId: string, q: { before?: string; limit: number }) => Promise<unknown[]>;
 
+/**
+ * Pages back from the newest message (Discord answers newest first; `before` never shifts under new posts).
+ * The older ones are counted as skipped, paging on for at most SKIP_COUNT_PAGES more pages.
+ */
 export async function fetchMissed(q: MissedQuery, history: HistoryPage): Promise<Missed> {
   const floor = later(q.position, snowflakeAt(q.now - q.maxAgeMs)) as string;
   const kept: DiscordMessage[] = [];

@@ -1,13 +1,9 @@
 /**
  * The connected mark: a snowflake before which every message in a channel the bot can read reached gw
- * (stored, or older than anything gw ever imported). Catch-up of channels gw has not stored yet starts
- * there. Kept in connector_cursors under source `community_chat` (position = the mark, written through
- * ingest like every cursor). It only moves forward, only while the link is ready and no catch-up is
- * pending or failed: to the earlier of now and the last acknowledged heartbeat, less MARGIN_MS (messages
- * still on their way, clocks apart), and before every message received but not yet stored. The very
- * first mark is the moment the first session's catch-up ended (history before gw ran is not imported).
- * Written every `everyMs`, when a catch-up ends and at a clean stop; after a kill -9 the last one is
- * early, which costs only a few requests.
+ * (stored, or older than anything gw ever imported); catch-up of channels gw has not stored yet starts there.
+ * Kept in connector_cursors, written through ingest like every cursor. It only moves forward, only while the
+ * link is ready and no catch-up is pending or failed. Written every `everyMs`, when a catch-up ends and at a
+ * clean stop; after a kill -9 the last one is early, which costs only a few requests.
  */
 import type { Clock, Logger } from "../../core/ports.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
@@ -16,7 +12,12 @@ import { isLater, snowflakeAt } from "./snowflake.ts";
 /** The mark's key in connector_cursors. */
 export const MARK_SOURCE = "community_chat";
 
-/** The mark to write now, or null when the stored one stays (pure). */
+/**
+ * The mark to write now, or null when the stored one stays (pure): the earlier of now and the last
+ * acknowledged heartbeat, less `marginMs` (messages still on their way, clocks apart), and before every
+ * message received but not yet stored. The very first mark is now, the moment the first session's catch-up
+ * ended: history from before gw ran is not imported.
+ */
 export function nextMark(q: {
   stored: string | null;
   now: number;

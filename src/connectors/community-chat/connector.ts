@@ -1,14 +1,9 @@
 /**
  * The community-chat (Discord) connector (runner). `start` opens the gateway link in the background
- * (link-keeper.ts: login deadline, retries, restart after a library fault) and returns at once. Every
- * message of a channel (live, replayed,
- * or fetched by catch-up) goes through that channel's serial queue into the inbox, so a channel is
- * stored in order, one batch per transaction with the channel's position. Each session catches up
- * what was missed (session-catch-up.ts: known channels from their positions, new readable channels,
- * threads and allowlisted people's DMs from the connected mark; bounded by GW_COMMUNITY_CATCHUP_*),
- * ahead of anything newer in a channel's queue; a channel whose catch-up failed keeps its position until
- * a retry succeeds. `stop` closes the gateway cleanly, aborts downloads, stores nothing more but the
- * connected mark, so what was not stored is fetched again at the next start.
+ * (link-keeper.ts) and returns at once. Every message of a channel (live, replayed, or fetched by catch-up)
+ * goes through that channel's serial queue into the inbox, so a channel is stored in order, one batch per
+ * transaction with its position. After `stop` nothing more is stored but the connected mark, so what was not
+ * stored is fetched again at the next start.
  */
 import { pause } from "../../core/deadline.ts";
 import type { IdFactory } from "../../core/ids.ts";
@@ -56,7 +51,12 @@ export interface CommunityChatOptions {
   tuning?: Partial<CommunityTuning>;
 }
 
-/** What a (re)connect catches up (catch-up-runner.ts, session-catch-up.ts) and the connected mark. */
+/**
+ * What a (re)connect catches up (catch-up-runner.ts, session-catch-up.ts) and the connected mark: known
+ * channels from their positions; new readable channels, threads and allowlisted people's DMs from the mark;
+ * bounded by GW_COMMUNITY_CATCHUP_*, ahead of anything newer in a channel's queue. A channel whose catch-up
+ * failed keeps its position until a retry succeeds.
+ */
 function catchUpParts(
   o: CommunityChatOptions,
   t: CommunityTuning,

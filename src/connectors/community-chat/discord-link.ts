@@ -1,15 +1,8 @@
 /**
- * The one file that imports discord.js (loaded lazily, only when a bot token is set). It owns the
- * Client: intents Guilds, GuildMessages, DirectMessages and MessageContent with the Channel partial,
- * caches limited to what gw uses (CACHE_LIMITS),
- * REST against GW_COMMUNITY_API_URL with a bounded timeout and retries, 429 waits longer than
- * maxRateLimitWaitMs rejected instead of waited (a long wait must not hold a send or other channels),
- * no worker sharding (it breaks inside the compiled binary). It hands raw MESSAGE_CREATE and
- * GUILD_CREATE payloads and link events to the connector and offers the REST calls gw makes (post,
- * history, open a DM). `login()` settles at
- * `clientReady` (caches filled), not at READY. A dispatch that discord.js's handlers or gw's own
- * listeners cannot digest is dropped with a warning: thrown inside @discordjs/ws's un-awaited frame
- * handler, it would be an unhandled rejection, which ends the process.
+ * The one file that imports discord.js (loaded lazily, only when a bot token is set). It owns the Client,
+ * hands raw MESSAGE_CREATE and GUILD_CREATE payloads and link events to the connector, and offers the REST
+ * calls gw makes (post, history, open a DM). A dispatch that discord.js's handlers or gw's own listeners
+ * cannot digest is dropped with a warning, never thrown.
  */
 import {
   Client,
@@ -57,10 +50,14 @@ export const CACHE_LIMITS = {
 
 export interface LinkOptions {
   token: string;
+  /** GW_COMMUNITY_API_URL. */
   apiUrl: string;
   restTimeoutMs: number;
   restRetries: number;
-  /** A rate-limit wait longer than this fails the request (nothing sent) instead of waiting. */
+  /**
+   * A rate-limit wait longer than this fails the request (nothing sent) instead of waiting: a long wait must
+   * not hold a send or other channels.
+   */
   maxRateLimitWaitMs: number;
   /** false removes the 5 s wait between IDENTIFYs (tests that re-identify). */
   throttleIdentify: boolean;
@@ -93,6 +90,7 @@ const guildIdsOf = (guilds: unknown): string[] =>
     ? guilds.flatMap((g: { id?: unknown } | null) => (typeof g?.id === "string" ? [g.id] : []))
     : [];
 
+/** No worker sharding: it breaks inside the compiled binary. */
 export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
   const client = new Client({
     intents: [
@@ -117,6 +115,10 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
       : { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) } }),
   });
   let bot: { id: string; name: string } | null = null;
+  /**
+   * Thrown inside @discordjs/ws's un-awaited frame handler, an error would be an unhandled rejection, which
+   * ends the process.
+   */
   const dropOnThrow =
     <A extends unknown[]>(what: string, handle: (...args: A) => void) =>
     (...args: A) => {
@@ -165,7 +167,10 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
   client.on(Events.Warn, (text) => on.warn(text));
 
   return {
-    /** Resolves at clientReady; rejects when login fails (bad token, refused intents, no gateway). */
+    /**
+     * Resolves at clientReady (caches filled), not at READY; rejects when login fails (bad token, refused
+     * intents, no gateway).
+     */
     login: () =>
       new Promise<void>((resolve, reject) => {
         client.once(Events.ClientReady, () => resolve());

@@ -1,10 +1,8 @@
 /**
  * What a GUILD_CREATE says about a guild's text channels and active threads (pure): each one's
  * `last_message_id`, and whether the bot may read its history, computed as Discord documents it
- * (topics/permissions; discord.js GuildChannel#permissionsFor does the same): base permissions from
- * @everyone and the member's roles, all of them for the owner or with Administrator, then the
- * channel's overwrites for @everyone, the member's roles, the member; a thread has its parent's. A
- * payload without the bot's member or an unavailable guild answers null. Never throws, whatever the input.
+ * (topics/permissions; discord.js GuildChannel#permissionsFor does the same). Never throws, whatever the
+ * input.
  */
 import { isSnowflake } from "./snowflake.ts";
 
@@ -45,7 +43,10 @@ interface Overwrite {
   deny: bigint;
 }
 
-/** The bot's permissions in a channel with these overwrites, from its base permissions. */
+/**
+ * The bot's permissions in a channel with these overwrites, from its base permissions: the overwrites for
+ * @everyone, then the member's roles, then the member.
+ */
 function applyOverwrites(
   base: bigint,
   overwrites: readonly Overwrite[],
@@ -72,7 +73,11 @@ const canRead = (p: bigint, type: number) =>
   (p & READ_MESSAGE_HISTORY) !== 0n &&
   (!VOICE.has(type) || (p & CONNECT) !== 0n);
 
-/** The guild's text channels and active threads as the bot sees them, or null when unknowable. */
+/**
+ * The guild's text channels and active threads as the bot sees them, or null when unknowable (no bot
+ * member in the payload, or an unavailable guild). Base permissions come from @everyone and the member's
+ * roles, all of them for the owner or with Administrator; a thread has its parent's.
+ */
 export function readGuild(payload: unknown, botId: string): GuildSnapshot | null {
   if (!isRecord(payload) || !isSnowflake(payload.id) || payload.unavailable === true) return null;
   const guildId = payload.id;

@@ -1,11 +1,8 @@
 /**
- * From Discord payloads to stored messages (runner). `stage` queues the attachment downloads of a batch
- * at once (Discord's links expire; INBOUND_FILES_AT_ONCE run at a time per connector); `commit` waits for them and stores the batch in one ingest
- * transaction with the channel's new position, unless `holdsPosition` says the channel has a gap to
- * fill first; a failed transaction is retried with backoff until it holds (its downloads are made
- * again: ingest removes the staged files of a failed batch). After `stop`, nothing more is stored and
- * staged files are removed. The caller runs `commit` in the channel's serial queue, so a channel is
- * stored in order.
+ * From Discord payloads to stored messages (runner). The caller runs `commit` in the channel's serial queue,
+ * so a channel is stored in order: one ingest transaction per batch with the channel's new position, unless
+ * `holdsPosition` says the channel has a gap to fill first. Once the connector stops (`signal`), nothing more
+ * is stored and staged files are removed.
  */
 import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
@@ -40,6 +37,10 @@ export function createInbox(deps: InboxDeps) {
   const slot = createSlots(INBOUND_FILES_AT_ONCE);
   let storeError: string | null = null;
 
+  /**
+   * Queues the attachment downloads of a batch at once (Discord's links expire), INBOUND_FILES_AT_ONCE at a
+   * time per connector.
+   */
   const stage = (payloads: readonly DiscordMessage[]): Staged => {
     const bot = deps.botId();
     return Promise.all(
@@ -62,6 +63,10 @@ export function createInbox(deps: InboxDeps) {
 
   const discard = (staged: readonly StagedAttachment[][]) => removeStaged(deps.attachmentDir, staged.flat());
 
+  /**
+   * Waits for the batch's downloads and stores it. A failed transaction is retried with backoff until it
+   * holds, its downloads made again (ingest removes the staged files of a failed batch).
+   */
   const commit = async (
     channelId: string,
     kind: ChannelKind,

@@ -1,13 +1,9 @@
 /**
- * Discord message payloads to gw messages (pure). The same function maps a gateway MESSAGE_CREATE and
- * a REST history item, so live and catch-up messages are identical. Rules (decisions.md, discord.md
- * §5): DMs (channel_type 1, or no guild) are `community_chat:dm:<channel id>` with type `dm`; guild
- * channels and threads (threads are channels) are `community_chat:channel:<id>` with type `group`;
- * only default (0) and reply (19) messages with text or attachments are delivered; the bot's own
- * messages are never ingested; the timestamp is the snowflake's time; the display name is the member
- * nick, else the global name, else the username; `raw` is the payload as received. A payload any of
- * whose read fields has the wrong type (a null author, content that is not a string...), or that nests
- * deeper than MAX_PAYLOAD_DEPTH, is refused whole, never coerced.
+ * Discord message payloads to gw messages (pure; decisions.md, discord.md §5). The same functions map a
+ * gateway MESSAGE_CREATE and a REST history item, so live and catch-up messages are identical. DMs are
+ * `community_chat:dm:<channel id>` (type `dm`), guild channels and threads `community_chat:channel:<id>`
+ * (type `group`). Only default (0) and reply (19) messages with text or attachments are delivered, never the
+ * bot's own; `raw` is the payload as received.
  */
 import type { ChannelType } from "../../core/envelope.ts";
 import type { NormalizedMessage, StagedAttachment } from "../../ingest/ingest.ts";
@@ -79,8 +75,9 @@ const isAttachment = (a: unknown) =>
   nullable(a.content_type, "string");
 
 /**
- * A payload whose fields gw reads all have the types Discord documents, or null (logged and skipped
- * by the caller): a wrong type is never coerced into a stored message.
+ * A payload whose fields gw reads all have the types Discord documents, or null (logged and skipped by the
+ * caller): a wrong type (a null author, content that is not a string...) or nesting deeper than
+ * MAX_PAYLOAD_DEPTH refuses the payload whole; it is never coerced into a stored message.
  */
 export function asDiscordMessage(v: unknown): DiscordMessage | null {
   if (!isRecord(v)) return null;
@@ -97,7 +94,7 @@ export function asDiscordMessage(v: unknown): DiscordMessage | null {
   return v as unknown as DiscordMessage;
 }
 
-/** The kind of channel a live payload was posted in. */
+/** The kind of channel a live payload was posted in: DM (channel_type 1 or 3, or no guild) or channel. */
 export function kindOf(m: DiscordMessage): ChannelKind {
   if (m.channel_type !== undefined) return DM_CHANNEL_TYPES.has(m.channel_type) ? "dm" : "channel";
   return m.guild_id ? "channel" : "dm";

@@ -1,10 +1,8 @@
 /**
- * What gw POSTs to Discord for one send (pure). Text longer than MAX_MESSAGE_UNITS (counted in UTF-16
- * units, as Discord counts) is split into consecutive posts: at the last line break that fits, else
- * the last whitespace, else a hard cut that never halves a surrogate pair; the separator at a cut is
- * dropped and whitespace-only parts are not sent. Every part carries `allowed_mentions: {parse: []}`
- * (an agent's text never pings anyone) and a nonce derived from gw's send id and the part's index with
- * `enforce_nonce`, so a transport retry can never post a part twice. Only the first part replies.
+ * What gw POSTs to Discord for one send (pure): text longer than MAX_MESSAGE_UNITS split into consecutive
+ * posts, only the first of which replies. Every part carries `allowed_mentions: {parse: []}` (an agent's text
+ * never pings anyone) and a nonce derived from gw's send id and the part's index with `enforce_nonce`, so a
+ * transport retry can never post a part twice.
  */
 import { createHash } from "node:crypto";
 
@@ -12,6 +10,11 @@ export const MAX_MESSAGE_UNITS = 2000;
 /** Discord's nonce is at most 25 characters. */
 const NONCE_CHARS = 25;
 
+/**
+ * Counted in UTF-16 units, as Discord counts. Cuts at the last line break that fits, else the last
+ * whitespace, else hard, never halving a surrogate pair; the separator at a cut is dropped and
+ * whitespace-only parts are not sent.
+ */
 export function splitText(text: string, max = MAX_MESSAGE_UNITS): string[] {
   const parts: string[] = [];
   let rest = text;

@@ -1,12 +1,7 @@
 /**
- * Discord failures to gw outcomes (pure; discord.md §6–7). Errors are told apart by name and message,
- * which survive the compiled binary (`DiscordAPIError[code]`, `RateLimitError[route]`).
- * Sends: DiscordAPIError 401/403 → PLATFORM_AUTH (with Discord's code), the REST client's "token not
- * set" after an earlier 401 → PLATFORM_AUTH, other API errors, HTTPError (5xx after retries),
- * RateLimitError (a wait too long to take: nothing sent) and connection failures →
- * PLATFORM_SEND_FAILED, an AbortError (timeout) → PLATFORM_SEND_FAILED with an unknown outcome.
- * Login: a rejected token or refused intents are fatal (a person must act: FATAL_CLOSE says what to
- * do); anything else is retried.
+ * Discord failures to gw outcomes (pure; discord.md §6–7). Errors are told apart by name and message, which
+ * survive the compiled binary (`DiscordAPIError[code]`, `RateLimitError[route]`). A failed send becomes
+ * PLATFORM_AUTH or PLATFORM_SEND_FAILED; a failed login is fatal when a person must act, else retried.
  */
 import { AppError } from "../../core/errors.ts";
 
@@ -35,6 +30,7 @@ interface ErrorLike {
 
 const like = (err: unknown): ErrorLike => (typeof err === "object" && err !== null ? (err as ErrorLike) : {});
 
+/** A 401, or the REST client's "token not set" after an earlier 401. */
 export function isTokenRejection(err: unknown): boolean {
   const e = like(err);
   return (
@@ -55,6 +51,11 @@ export function isChannelGone(err: unknown): boolean {
   return e.name?.startsWith("DiscordAPIError") === true && (e.status === 403 || e.status === 404);
 }
 
+/**
+ * A rejected token or a 403 → PLATFORM_AUTH; other API errors, HTTPError (5xx after retries),
+ * RateLimitError (a wait too long to take: nothing sent) and connection failures → PLATFORM_SEND_FAILED;
+ * a timeout → PLATFORM_SEND_FAILED with an unknown outcome.
+ */
 export function sendFailure(err: unknown): AppError {
   const e = like(err);
   const name = e.name ?? "";
@@ -99,7 +100,10 @@ export function sendFailure(err: unknown): AppError {
   return wrap("PLATFORM_SEND_FAILED", "Could not reach Discord.", { reason });
 }
 
-/** Why login failed: for good (what to do) or for now (the reason, retried). */
+/**
+ * Why login failed: for good (a rejected token or refused intents: a person must act, and FATAL_CLOSE says
+ * what to do) or for now (the reason, retried).
+ */
 export function loginFailure(err: unknown): { fatal: string } | { retry: string } {
   const e = like(err);
   const text = e.message ?? String(err);

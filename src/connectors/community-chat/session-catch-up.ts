@@ -1,13 +1,9 @@
 /**
- * What each gateway session catches up (runner over catch-up-plan.ts). At READY of a new session it
- * takes the known channels and the connected mark as they are, queues the known DMs (one history
- * request each, as nothing tells whether they are quiet), and opens the DM of every allowlisted person
- * (POST /users/@me/channels answers the existing one with its `last_message_id`). Each GUILD_CREATE of a
- * guild listed in READY queues its readable channels and active threads that have something newer,
- * before any later message of that guild; at shard ready the known guild channels no GUILD_CREATE
- * accounted for are queued as before. A resumed session checks every known channel. DM opens that
- * failed for a passing reason are retried every `retryMs` (`behind` counts them: the connected mark
- * waits). With no mark (first start) nothing gw has not stored is fetched.
+ * What each gateway session catches up (runner over catch-up-plan.ts), queued ahead of any later message of
+ * its channel or guild. A new session takes the known channels and the connected mark as they are at READY; a
+ * resumed one checks every known channel. With no mark (first start) nothing gw has not stored is fetched. DM
+ * opens that failed for a passing reason are retried every `retryMs`; meanwhile the connected mark waits
+ * (`behind` counts them).
  */
 import type { Logger } from "../../core/ports.ts";
 import type { ChannelRow, ChannelStore } from "../../store/channels.ts";
@@ -75,7 +71,10 @@ async function openDms(
   return { tasks, failed };
 }
 
-/** What a GUILD_CREATE of a guild listed in READY asks to fetch (its known channels become covered). */
+/**
+ * What a GUILD_CREATE of a guild listed in READY asks to fetch: its readable channels and active threads
+ * that have something newer (its known channels become covered).
+ */
 function guildTasks(d: SessionDeps, s: Session, payload: unknown, bot: string): CatchUpTask[] {
   const guild = readGuild(payload, bot);
   if (!guild || !s.guilds.has(guild.guildId)) return [];
@@ -135,7 +134,12 @@ export function createSessionCatchUp(d: SessionDeps) {
   };
 
   return {
-    /** At READY (new, with the guild ids it lists) or RESUMED, before any later dispatch. */
+    /**
+     * At READY (new, with the guild ids it lists) or RESUMED, before any later dispatch. A new session
+     * queues the known DMs (one history request each, as nothing tells whether they are quiet) and opens the
+     * DM of every allowlisted person (POST /users/@me/channels answers the existing one with its
+     * `last_message_id`).
+     */
     onSession(how: "new" | "resumed", guildIds: readonly string[] = []): void {
       if (!d.enabled || d.signal.aborted) return;
       const rows = d.channels.ofSource("community_chat");

@@ -1,11 +1,7 @@
 /**
- * Re-hosting inbound attachments (runner). `attachmentState` says whether an attachment can be copied
- * now (`ready`), is still arriving (`waiting`: no file name yet, transfer not finished (state ≠ 5), or
- * the file not on disk: chatdb.md §7), or will never be copied (too large for GW_ATTACHMENT_MAX_BYTES).
- * `stageAttachments` copies the ready ones into the attachment store under new ids (files created 0600),
- * asynchronously so a large file never stalls the event loop, and leaves the rest out with a warning:
- * the message is delivered without them. chat.db's `filename` may be `~/…`, absolute, or relative to
- * ~/Library/Messages/Attachments.
+ * Re-hosting inbound attachments (runner): whether each can be copied yet, and the copies into the attachment
+ * store under new ids. A copy is asynchronous, so a large file never stalls the event loop. An attachment
+ * that cannot be copied is left out with a warning: the message is delivered without it.
  */
 
 import { createReadStream, existsSync, statSync } from "node:fs";
@@ -19,6 +15,7 @@ import { mimeOf } from "./rows.ts";
 
 export const TRANSFER_FINISHED = 5;
 
+/** chat.db's `filename` may be `~/…`, absolute, or relative to ~/Library/Messages/Attachments. */
 export function resolveAttachmentPath(filename: string, homeDir: string): string {
   if (filename === "~") return homeDir;
   if (filename.startsWith("~/")) return join(homeDir, filename.slice(2));
@@ -28,6 +25,10 @@ export function resolveAttachmentPath(filename: string, homeDir: string): string
 
 export type AttachmentState = "ready" | { waiting: string } | { skip: string };
 
+/**
+ * `ready` to copy now; `waiting` while it is still arriving (no file name yet, transfer not finished, or the
+ * file not on disk: chatdb.md §7); `skip` when it will never be copied (over GW_ATTACHMENT_MAX_BYTES).
+ */
 export function attachmentState(
   a: ChatDbAttachment,
   deps: { maxBytes: number; homeDir: string },

@@ -1,12 +1,8 @@
 /**
- * Read-only access to macOS Messages' chat.db. Opens the file read-only (never `immutable`, never a
- * copy), probes it, reads the columns each table really has (`PRAGMA table_info`) and builds every
- * SELECT from them, so Ventura through macOS 26 files all work; a missing column reads as NULL.
- * Dates are converted to epoch milliseconds inside SQL, where integer division is exact. Never writes.
- * Text columns are read as TEXT and `attributedBody` as BLOB (SQLite CAST), so a value of another
- * storage class (a blob in `text`, an integer in `guid`) reaches the code as the type its field says.
- * Another program's lock makes a query fail after BUSY_TIMEOUT_MS, never freeze the process; query
- * failures are ChatDbReadError with a message a person can act on.
+ * Read-only access to macOS Messages' chat.db, which it never writes. Every SELECT is built from the columns
+ * each table really has (`PRAGMA table_info`), so Ventura through macOS 26 files all work; a missing column
+ * reads as NULL. Another program's lock makes a query fail after BUSY_TIMEOUT_MS, never freeze the process;
+ * query failures are ChatDbReadError with a message a person can act on.
  */
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
@@ -65,10 +61,15 @@ export class ChatDbReadError extends Error {
   override name = "ChatDbReadError";
 }
 
+/** A date column in epoch milliseconds, converted inside SQL, where integer division is exact. */
 const DATE_MS = (col: string) =>
   `(CASE WHEN ${col} > 1000000000000 OR ${col} < -1000000000000 THEN ${col} / 1000000 ELSE ${col} * 1000 END + 978307200000)`;
 
-/** `CAST(table.col AS TEXT)` (or `AS as`) when the column exists, else `NULL AS alias`. Pure. */
+/**
+ * `CAST(table.col AS TEXT)` (or `AS as`) when the column exists, else `NULL AS alias`. Pure. Text columns
+ * are read as TEXT and `attributedBody` as BLOB, so a value of another storage class (a blob in `text`, an
+ * integer in `guid`) reaches the code as the type its field says.
+ */
 function pick(
   cols: ReadonlySet<string>,
   table: string,
@@ -134,6 +135,7 @@ export interface ChatDb {
   close(): void;
 }
 
+/** Opens the file read-only (never `immutable`, never a copy) and probes it. */
 export function openChatDb(path: string): ChatDb {
   let db: Database;
   try {

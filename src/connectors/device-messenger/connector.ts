@@ -1,13 +1,8 @@
 /**
  * The device-messenger (iMessage) connector: the poller on a timer plus file-change notifications on
- * chat.db's directory, the sender, and a health report with the reader's lag. Pick-up is leading-edge:
- * a notification reads at once, and since Messages' writes notify just before its commit is visible,
- * a read that finds nothing new is repeated every RECHECK_MS for up to RECHECK_WINDOW_MS; the burst's
- * other notifications coalesce into one more read. `start` opens chat.db (placing a first cursor) and
- * returns; the backlog is read in the background. States: `ok`; `starting` before the first read;
- * `error` when chat.db cannot be opened (the detail says how to fix it; the timer keeps retrying);
- * `degraded` while queries on the open chat.db fail (locked by another program, damaged), or when
- * unread rows have waited longer than STALL_AFTER_MS.
+ * chat.db's directory, the sender, and a health report with the reader's lag. `start` opens chat.db (placing
+ * a first cursor) and returns; the backlog is read in the background. A notification reads at once (leading
+ * edge); the burst's other notifications coalesce into one more read.
  */
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -19,6 +14,10 @@ import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createPoller, type PollerStatus } from "./poller.ts";
 import { createSender, sweepStagedSends } from "./sender.ts";
 
+/**
+ * Messages' writes notify just before their commit is visible, so a read after a notification that finds
+ * nothing new is repeated every RECHECK_MS for up to RECHECK_WINDOW_MS.
+ */
 export const RECHECK_MS = 1;
 export const RECHECK_WINDOW_MS = 50;
 export const STALL_AFTER_MS = 10_000;
@@ -46,7 +45,12 @@ export interface DeviceMessengerOptions {
   spawner: Spawner;
 }
 
-/** The health of the reader (see the header), from the poller's status. */
+/**
+ * The health of the reader, from the poller's status: `starting` before the first read; `error` when
+ * chat.db cannot be opened (the detail says how to fix it; the timer keeps retrying); `degraded` while
+ * queries on the open chat.db fail (locked by another program, damaged), or when unread rows have waited
+ * longer than STALL_AFTER_MS; else `ok`.
+ */
 function readerHealth(s: PollerStatus | undefined, now: number): ConnectorHealth {
   if (!s) return { state: "starting", detail: "Opening chat.db." };
   if (s.error) return { state: "error", detail: s.error };

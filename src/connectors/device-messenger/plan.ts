@@ -1,19 +1,16 @@
 /**
- * What one read of chat.db does with its rows (pure; chatdb.md §7–8). Rows on the pending list come
- * first, then the rows after the cursor, in ROWID order:
- * - a new row whose chat join has not landed yet holds the read there (the cursor waits, bounded by
- *   the caller's `holdForChat`);
- * - a new deliverable row dated more than `fenceMs` before the high-water date of rows already read is
- *   iCloud backfill: fenced (never delivered); the high-water date (the given one included, which may
- *   come from a "Send Later" row at the tail) only counts dates up to `now + FUTURE_SLACK_MS`, so one
- *   row from a wrong clock cannot fence everything after it;
- * - a deliverable row whose attachments are not ready waits on the pending list (the cursor moves on),
- *   and so does every later row of its chat, which keeps each chat in order; a pending row is delivered
- *   when its attachments are ready, or after `waitMs` without the missing ones (`late`).
+ * What one read of chat.db does with its rows (pure; chatdb.md §7–8): which are delivered, fenced or left
+ * pending, and where the cursor moves. Pending rows come first, then the rows after the cursor, in ROWID
+ * order. A row waiting for its attachments never holds the cursor but holds every later row of its chat, so
+ * each chat stays in order; it goes out when they are ready, or after `waitMs` without them (`late`).
  */
 import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
 import { classifyRow } from "./rows.ts";
 
+/**
+ * The high-water date (the given one included, which may come from a "Send Later" row at the tail) counts
+ * dates only up to `now + FUTURE_SLACK_MS`, so one row from a wrong clock cannot fence everything after it.
+ */
 export const FUTURE_SLACK_MS = 5 * 60_000;
 
 export interface PendingEntry {
@@ -58,6 +55,11 @@ export interface Plan {
   held: boolean;
 }
 
+/**
+ * A new row whose chat join has not landed yet (`holdForChat`) holds the read there: the cursor waits. A new
+ * deliverable row dated more than `fenceMs` before the high-water date of the rows already read is iCloud
+ * backfill: fenced, never delivered.
+ */
 export function planRead(p: PlanInput): Plan {
   const since = new Map(p.pending.map((e) => [e.rowid, e.since]));
   const blocked = new Set<string>();

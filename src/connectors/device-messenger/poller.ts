@@ -1,17 +1,9 @@
 /**
- * Reading chat.db into the ingest pipeline (runner). Each tick re-checks the messages waiting for
- * attachments and reads the rows after the stored ROWID cursor in batches; `planRead` (plan.ts) decides
- * what each row becomes, attachments are copied asynchronously, and one ingest transaction stores the
- * batch with the new cursor and the reader's state: the backfill fence's high-water date, the pending
- * list and the fenced-row count. So a crash loses nothing and the cursor never waits for attachments.
- * Rules (chatdb.md §8): first start begins at the current end, with the high-water date taken from the
- * tail; a row whose chat join has not landed yet holds the read for up to NO_CHAT_WAIT_MS, then is
- * skipped with a warning; a replaced or rebuilt database (other inode, or MAX(ROWID) below the cursor)
- * restarts from its end, loudly. A tick reads only when `PRAGMA data_version` moved, when messages are
- * pending, or every FORCE_EVERY_TICKS ticks; after a failed read or commit (chat.db locked, the disk
- * full) the next tick reads again whatever changed. Ticks must not overlap (the connector serialises them).
- * A row whose date has no RFC 3339 form (outside years 0001–9999: a float of 1e300, seconds taken for
- * nanoseconds) is stamped with the time it was read, its raw date kept in `raw`.
+ * Reading chat.db into the ingest pipeline (runner; chatdb.md §8). A tick reads the pending rows and the rows
+ * after the ROWID cursor in batches; `planRead` (plan.ts) decides what each row becomes, and one ingest
+ * transaction per batch stores its messages with the new cursor and the reader's state (high-water date,
+ * pending list, fenced count), so a crash loses nothing and the cursor never waits for attachments. Ticks
+ * must not overlap (the connector serialises them).
  */
 import type { IdFactory } from "../../core/ids.ts";
 import type { Clock, Logger } from "../../core/ports.ts";

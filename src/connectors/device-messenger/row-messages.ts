@@ -21,6 +21,10 @@ export const NO_CHAT_WAIT_MS = 10_000;
 const FIRST_DATE_MS = -62_135_596_800_000;
 const LAST_DATE_MS = 253_402_300_799_999;
 
+/**
+ * False for a date outside years 0001–9999 (a float of 1e300, seconds taken for nanoseconds): such a row is
+ * stamped with the time it was read, its raw date kept in `raw`.
+ */
 export const representable = (ms: number): boolean =>
   Number.isFinite(ms) && ms >= FIRST_DATE_MS && ms <= LAST_DATE_MS;
 

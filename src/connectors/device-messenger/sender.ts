@@ -1,14 +1,8 @@
 /**
- * Sending through Messages.app (runner). Runs GW_OSASCRIPT_PATH with a constant script on stdin and
- * the values in argv only; a file is first copied where Messages may read it (a checked local file
- * from its open descriptor, at most its checked size: a path swapped after the check is never read).
- * Error -1743 becomes 502 PLATFORM_AUTH, others 502 PLATFORM_SEND_FAILED; a one-to-one chat id that
- * Messages cannot find (-1728) is retried once by participant. A timeout means the outcome is unknown:
- * 502, never retried.
- * After a successful run the new `is_from_me` row of that chat is looked for (decoded text match, short
- * deadline) and its GUID returned, so the outbound record is linked; unconfirmed sends are logged; a
- * ghost row instead (macOS 26's misrouted send) is 502 PLATFORM_SEND_FAILED. Staged copies live
- * STAGED_FILE_TTL_MS; those a killed gw left are swept at the next start (sweepStagedSends).
+ * Sending through Messages.app (runner). Runs GW_OSASCRIPT_PATH with a constant script on stdin and the
+ * values in argv only. Error -1743 becomes 502 PLATFORM_AUTH, others 502 PLATFORM_SEND_FAILED; a timeout
+ * means the outcome is unknown: 502, never retried. A send confirmed in chat.db returns the GUID of its new
+ * `is_from_me` row, so the outbound record is linked; an unconfirmed one is logged.
  */
 import {
   closeSync,
@@ -154,6 +148,10 @@ export function createSender(deps: SenderDeps) {
     return new AppError(code, message, { osascript_error: osaCode, stderr });
   };
 
+  /**
+   * Copies the file where Messages may read it (a checked local file from its open descriptor), for
+   * STAGED_FILE_TTL_MS; copies a killed gw left are swept at the next start (sweepStagedSends).
+   */
   const stage = (attachment: OutgoingAttachment): string => {
     const dir = join(deps.homeDir, STAGING_DIR, crypto.randomUUID());
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -165,9 +163,10 @@ export function createSender(deps: SenderDeps) {
   };
 
   /**
-   * The GUID of our new row in the chat, matched by decoded text (or the file's name). A text send that
-   * left only a ghost row (own, empty, outside any chat, the recipient's handle for a one-to-one chat:
-   * chatdb.md §9.4) was misrouted by Messages: that fails the send.
+   * The GUID of our new row in the chat, matched by decoded text (or the file's name) within
+   * VERIFY_DEADLINE_MS. A text send that left only a ghost row (own, empty, outside any chat, the
+   * recipient's handle for a one-to-one chat: chatdb.md §9.4) was misrouted by Messages (a macOS 26 fault):
+   * that fails the send with 502 PLATFORM_SEND_FAILED.
    */
   const verify = async (req: SendRequest, text: string, fileName: string | null, after: number) => {
     const db = deps.chatDb();
@@ -199,6 +198,7 @@ export function createSender(deps: SenderDeps) {
     }
   };
 
+  /** A one-to-one chat id that Messages cannot find (-1728) is retried once by participant. */
   return async (req: SendRequest): Promise<SendResult> => {
     const chatGuid = req.channel.platformRef;
     const before = deps.chatDb()?.maxRowid() ?? Number.MAX_SAFE_INTEGER;

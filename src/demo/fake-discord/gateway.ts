@@ -1,13 +1,9 @@
 /**
- * The fake Discord gateway (JSON text frames, no compression; discord.md §3, §6). HELLO on open; op 1
- * answered with op 11 while `ackHeartbeats`; IDENTIFY (left unanswered while not `answerIdentify`)
- * checks the token (close 4004) and the
- * MessageContent intent when it is "disabled in the Developer Portal" (close 4014), then READY and one
- * GUILD_CREATE per guild. A session keeps its sequence and every dispatch, also while its socket is
- * closed, so RESUME replays what was missed, then RESUMED; an unknown session gets op 9 d:false. A
- * client closing with 1000 ends its session, as on Discord. Several clients of one bot each get their
- * own session and every dispatch, as two instances of a bot do on Discord. `sendRaw` puts any frame
- * (malformed included) on every socket, outside the session's sequence.
+ * The fake Discord gateway (JSON text frames, no compression; discord.md §3, §6). A session keeps its
+ * sequence and every dispatch, also while its socket is closed, so RESUME replays what was missed, then
+ * RESUMED; an unknown session gets op 9 d:false, and a client closing with 1000 ends its session, as on
+ * Discord. Several clients of one bot each get their own session and every dispatch, as two instances of a
+ * bot do on Discord.
  */
 import type { Server, ServerWebSocket } from "bun";
 import type { Payload, World } from "./world.ts";
@@ -52,6 +48,10 @@ export function createGateway(world: World, o: GatewayOptions) {
     if (session.ws) send(session.ws, { op: 0, t, s: session.seq, d });
   };
 
+  /**
+   * Checks the token (close 4004) and the MessageContent intent when it is "disabled in the Developer Portal"
+   * (close 4014), then sends READY and one GUILD_CREATE per guild.
+   */
   const identify = (ws: ServerWebSocket<SocketData>, d: { token?: string; intents?: number }) => {
     counts.identifies += 1;
     if (!answerIdentify) return;
@@ -163,6 +163,7 @@ export function createGateway(world: World, o: GatewayOptions) {
       sendRaw: (frame: string | Uint8Array) => {
         for (const ws of sockets) if (ws.readyState === 1) ws.send(frame);
       },
+      /** false: heartbeats (op 1) are no longer answered with op 11. */
       get ackHeartbeats() {
         return ackHeartbeats;
       },

@@ -1,11 +1,7 @@
 /**
  * The fake Discord REST API under /api/v10 (discord.md §4, §7) and its CDN. Every request is recorded;
- * programmed failures (status, body, headers, hang, count, predicate) are checked first. Create Message
- * validates length (50035), emptiness (50006), honours `nonce` + `enforce_nonce`, turns a reference into
- * a reply (type 19), stores the message and echoes it as MESSAGE_CREATE, as Discord does. History
- * answers newest first, also with `after` (then the `limit` messages right after it); `before`, `after`
- * or no anchor (the newest). A guild channel the bot may not view answers 403 Missing Access (50001);
- * one whose history it may not read answers an empty list, as Discord does.
+ * programmed failures (FailureRule) are checked first. A guild channel the bot may not view answers 403
+ * Missing Access (50001), and one whose history it may not read an empty list, as Discord does.
  */
 import type { FakeGateway } from "./gateway.ts";
 import type { FakeUser, Payload, World } from "./world.ts";
@@ -91,6 +87,10 @@ export function createRest(
 
   const missingAccess = () => error(403, 50001, "Missing Access");
 
+  /**
+   * As Discord does: validates length (50035) and emptiness (50006), honours `nonce` + `enforce_nonce`, turns
+   * a reference into a reply (type 19), stores the message and echoes it as MESSAGE_CREATE.
+   */
   const createMessage = (channelId: string, body: Record<string, unknown>): Response => {
     const channel = world.channel(channelId);
     if (!channel) return error(404, 10003, "Unknown Channel");
@@ -137,6 +137,10 @@ export function createRest(
     return json(200, world.restForm(message));
   };
 
+  /**
+   * Newest first, also with `after` (then the `limit` messages right after it); the anchor is `before`,
+   * `after` or none (the newest).
+   */
   const historyOf = (channelId: string, q: Record<string, string>): Response => {
     const channel = world.channel(channelId);
     if (!channel) return error(404, 10003, "Unknown Channel");

@@ -1,11 +1,8 @@
 /**
  * A fake Discord for tests and `gw demo` (shipped in the binary for the demo only; it never imports
- * discord.js, the real client connects to it from outside): one Bun.serve on 127.0.0.1 with the REST API under /api/v10, the JSON
- * gateway on /gateway and a CDN under /attachments, so the real discord.js client logs in, receives
- * events and sends through it (discord.md). Tests build the world (users, guilds, channels, threads,
- * DMs), post messages as users (live, or only into history as if the bot were offline), and steer the
- * protocol: op 7, op 9, close codes, dropped sockets, unacknowledged heartbeats, and REST failures
- * (status, 429 with Discord's headers, hangs).
+ * discord.js, which connects to it from outside): one Bun.serve on 127.0.0.1 with the REST API under
+ * /api/v10, the JSON gateway on /gateway and a CDN under /attachments, so the real discord.js client logs in,
+ * receives events and sends through it (discord.md).
  */
 import type { Server } from "bun";
 import { createGateway, type SocketData } from "./gateway.ts";
@@ -36,6 +33,12 @@ export interface FakeDiscordOptions {
   onPost?: (post: PostedMessage) => void;
 }
 
+/**
+ * Tests build the world (users, guilds, channels, threads, DMs), post messages as users (live, or only into
+ * history as if the bot were offline), and steer the protocol (`gateway`: op 7, op 9, close codes, dropped
+ * sockets, unacknowledged heartbeats) and REST failures (`fail`, `rateLimit`: status, 429 with Discord's
+ * headers, hangs).
+ */
 export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   const token = opts.token ?? FAKE_BOT_TOKEN;
   let server: Server<SocketData> | null = null;

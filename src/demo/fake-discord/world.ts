@@ -1,10 +1,8 @@
 /**
- * The fake Discord's state: users, guilds, channels (text, thread, DM), message history and the
- * attachment files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes
- * (milliseconds since the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
+ * The fake Discord's state: users, guilds, channels (text, thread, DM), message history and the attachment
+ * files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes (milliseconds since
+ * the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
  * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not.
- * Channels carry `last_message_id` (the newest in their history); GUILD_CREATE lists the roles, each
- * channel's overwrites for the bot's `access` (access.ts) and the bot's member.
  */
 
 import { type ChannelAccess, guildRoles, overwritesFor } from "./access.ts";
@@ -124,6 +122,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
       : [];
   };
 
+  /** With `last_message_id`, the newest in the channel's history. */
   const channelPayload = (c: Channel): Payload =>
     c.type === 1
       ? {
@@ -159,6 +158,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
             : { position: 0, permission_overwrites: overwrites(c), nsfw: false, topic: null }),
         };
 
+  /** Lists the roles, each channel's overwrites for the bot's `access` (access.ts) and the bot's member. */
   const guildCreate = (guildId: string): Payload => {
     const g = guilds.get(guildId) as FakeGuild;
     const own = [...channels.values()].filter((c) => c.guildId === guildId);
