@@ -45,6 +45,51 @@ export interface SendDeps {
   log: Logger;
 }
 
+/** The channel a send goes to: observed inbound before, and able to carry what was asked (refusals). */
+function sendChannel(store: Store, input: SendMessageInput, attachments: number) {
+  const channel = store.channels.get(input.channel_id);
+  const source = sourceOfChannel(input.channel_id);
+  if (!channel || channel.source !== source) {
+    throw new AppError("CHANNEL_NOT_FOUND", "No inbound message was ever seen in this channel.", {
+      field: "channel_id",
+      channel_id: input.channel_id,
+    });
+  }
+  if (source === "community_chat" && attachments > 0) {
+    throw new AppError(
+      "ATTACHMENT_TOO_LARGE_FOR_PLATFORM",
+      "Attachments to community-chat channels are not supported (upload limit 25 MB; passthrough is not implemented).",
+      { field: "attachments", limit_bytes: 25 * 1024 * 1024 },
+    );
+  }
+  if (source === "community_chat" && input.text.trim() === "") {
+    throw new AppError(
+      "VALIDATION_FAILED",
+      "text is empty: Discord cannot post an empty message (and attachments are not accepted there).",
+      { field: "text", rule: "non_blank_for_community_chat" },
+      { status: 400 },
+    );
+  }
+  return { channel, source };
+}
+
+/** The message replied to: a stored message of the same channel (404 otherwise), or none. */
+function replyTarget(
+  store: Store,
+  replyTo: string | null | undefined,
+  channelId: string,
+): { id: string; platformId: string | null } | null {
+  if (!replyTo) return null;
+  const target = store.messages.get(replyTo);
+  if (!target || target.channel_id !== channelId) {
+    throw new AppError("MESSAGE_NOT_FOUND", "reply_to is not a message of this channel.", {
+      field: "reply_to",
+      message_id: replyTo,
+    });
+  }
+  return { id: target.id, platformId: target.platform_id };
+}
+
 export function createSendMessage(deps: SendDeps) {
   const { store, log } = deps;
 
@@ -87,41 +132,8 @@ export function createSendMessage(deps: SendDeps) {
     const items = input.attachments ?? [];
     const refs = items.map((item, i) => parseAttachmentItem(item, i));
 
-    const channel = store.channels.get(input.channel_id);
-    const source = sourceOfChannel(input.channel_id);
-    if (!channel || channel.source !== source) {
-      throw new AppError("CHANNEL_NOT_FOUND", "No inbound message was ever seen in this channel.", {
-        field: "channel_id",
-        channel_id: input.channel_id,
-      });
-    }
-    if (source === "community_chat" && refs.length > 0) {
-      throw new AppError(
-        "ATTACHMENT_TOO_LARGE_FOR_PLATFORM",
-        "Attachments to community-chat channels are not supported (upload limit 25 MB; passthrough is not implemented).",
-        { field: "attachments", limit_bytes: 25 * 1024 * 1024 },
-      );
-    }
-    if (source === "community_chat" && input.text.trim() === "") {
-      throw new AppError(
-        "VALIDATION_FAILED",
-        "text is empty: Discord cannot post an empty message (and attachments are not accepted there).",
-        { field: "text", rule: "non_blank_for_community_chat" },
-        { status: 400 },
-      );
-    }
-
-    let replyTo: { id: string; platformId: string | null } | null = null;
-    if (input.reply_to) {
-      const target = store.messages.get(input.reply_to);
-      if (!target || target.channel_id !== channel.id) {
-        throw new AppError("MESSAGE_NOT_FOUND", "reply_to is not a message of this channel.", {
-          field: "reply_to",
-          message_id: input.reply_to,
-        });
-      }
-      replyTo = { id: target.id, platformId: target.platform_id };
-    }
+    const { channel, source } = sendChannel(store, input, refs.length);
+    const replyTo = replyTarget(store, input.reply_to, channel.id);
 
     const first = refs[0];
     const resolved = first ? resolveAttachment(first, items[0]?.mime) : null;
