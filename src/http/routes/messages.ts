@@ -64,57 +64,64 @@ const notFound = (id: string) =>
 /** A JSON answer written by hand: Elysia neither re-serialises nor re-validates a Response. */
 const json = (text: string) => new Response(text, { headers: { "content-type": "application/json" } });
 
+/**
+ * A page of envelopes as JSON (one attachment query for the whole page). The response schemas below
+ * document these answers; they are not checked at run time (envelopeJson's test pins the shape).
+ */
+function envelopes(deps: MessageRouteDeps, rows: readonly MessageRow[]): string {
+  const atts = deps.store.attachments.forMessages(rows.map((r) => r.id));
+  return `[${rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], deps.publicBaseUrl)).join(",")}]`;
+}
+
+function list(deps: MessageRouteDeps, rows: readonly MessageRow[], since: string | undefined): Response {
+  return json(`{"messages":${envelopes(deps, rows)},"next_since":${JSON.stringify(nextSince(rows, since))}}`);
+}
+
+/**
+ * Unread for this agent; with `wait`, an empty answer is held until a matching message is stored (then
+ * asked again: another request may have read it meanwhile), the wait ends, the client goes away or the
+ * service stops.
+ */
+function unreadAnswer(
+  deps: MessageRouteDeps,
+  query: typeof UnreadQuery.static,
+  request: Request,
+): Response | Promise<Response> {
+  const filter = {
+    source: query.source ?? null,
+    channelId: query.channel_id ?? null,
+    sinceMs: parseSince(query.since),
+    limit: Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
+  };
+  const agent = agentIdOf(request);
+  const rows = deps.store.reads.unread(agent, filter);
+  const waitS = query.wait ?? 0;
+  if (rows.length > 0 || waitS === 0) return list(deps, rows, query.since);
+  return (async () => {
+    const deadline = deps.clock.now() + waitS * 1000;
+    let found = rows;
+    while (found.length === 0) {
+      const outcome = await deps.arrivals.wait(filter, deadline - deps.clock.now(), request.signal);
+      if (outcome !== "arrived") break;
+      found = deps.store.reads.unread(agent, filter);
+    }
+    return list(deps, found, query.since);
+  })();
+}
+
 export function messageRoutes(deps: MessageRouteDeps) {
   const { store } = deps;
-  /**
-   * A page of envelopes as JSON (one attachment query for the whole page). The response schemas below
-   * document these answers; they are not checked at run time (envelopeJson's test pins the shape).
-   */
-  const envelopes = (rows: readonly MessageRow[]): string => {
-    const atts = store.attachments.forMessages(rows.map((r) => r.id));
-    return `[${rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], deps.publicBaseUrl)).join(",")}]`;
-  };
-  const list = (rows: readonly MessageRow[], since: string | undefined) =>
-    json(`{"messages":${envelopes(rows)},"next_since":${JSON.stringify(nextSince(rows, since))}}`);
-
   return new Elysia({ name: "messages" })
-    .get(
-      "/messages/unread",
-      ({ query, request }) => {
-        const filter = {
-          source: query.source ?? null,
-          channelId: query.channel_id ?? null,
-          sinceMs: parseSince(query.since),
-          limit: Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
-        };
-        const agent = agentIdOf(request);
-        const rows = store.reads.unread(agent, filter);
-        const waitS = query.wait ?? 0;
-        if (rows.length > 0 || waitS === 0) return list(rows, query.since);
-        return (async () => {
-          // Held until a matching message is stored (then asked again: another request may have read
-          // it meanwhile), the wait ends, the client goes away or the service stops.
-          const deadline = deps.clock.now() + waitS * 1000;
-          let found = rows;
-          while (found.length === 0) {
-            const outcome = await deps.arrivals.wait(filter, deadline - deps.clock.now(), request.signal);
-            if (outcome !== "arrived") break;
-            found = store.reads.unread(agent, filter);
-          }
-          return list(found, query.since);
-        })();
+    .get("/messages/unread", ({ query, request }) => unreadAnswer(deps, query, request), {
+      query: UnreadQuery,
+      response: { 200: MessageListResponse, ...errorResponses(400, 401) },
+      detail: {
+        summary: "Unread messages for this agent",
+        description:
+          "Allowlisted messages this agent has not marked read, oldest first (ties by id). With `wait`, an " +
+          "empty answer is held until a matching message arrives or the wait ends (long poll).",
       },
-      {
-        query: UnreadQuery,
-        response: { 200: MessageListResponse, ...errorResponses(400, 401) },
-        detail: {
-          summary: "Unread messages for this agent",
-          description:
-            "Allowlisted messages this agent has not marked read, oldest first (ties by id). With `wait`, an " +
-            "empty answer is held until a matching message arrives or the wait ends (long poll).",
-        },
-      },
-    )
+    })
     .get(
       "/messages/quarantine",
       ({ query }) => {
@@ -122,7 +129,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           parseSince(query.since),
           Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
         );
-        return list(rows, query.since);
+        return list(deps, rows, query.since);
       },
       {
         query: QuarantineQuery,
@@ -141,7 +148,7 @@ export function messageRoutes(deps: MessageRouteDeps) {
           throw notFound(query.around_message_id);
         }
         return json(
-          `{"messages":${envelopes(store.messages.context(target, query.before ?? 5, query.after ?? 5))}}`,
+          `{"messages":${envelopes(deps, store.messages.context(target, query.before ?? 5, query.after ?? 5))}}`,
         );
       },
       {
