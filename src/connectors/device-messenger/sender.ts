@@ -109,116 +109,124 @@ function copyChecked(checked: { fd: number; size: number }, target: string): voi
   }
 }
 
-export function createSender(deps: SenderDeps) {
-  const run = async (
-    call: ScriptCall,
-  ): Promise<{ ok: true } | { ok: false; osaCode: number | null; stderr: string }> => {
-    let r: Awaited<ReturnType<Spawner["run"]>>;
-    try {
-      r = await deps.spawner.run([deps.osascriptPath, "-", ...call.args], {
-        stdin: call.script,
-        timeoutMs: deps.osascriptTimeoutMs ?? OSASCRIPT_TIMEOUT_MS,
-        killGraceMs: OSASCRIPT_KILL_GRACE_MS,
-        env: deps.env,
-      });
-    } catch (err) {
-      throw new AppError("PLATFORM_SEND_FAILED", `Cannot run ${deps.osascriptPath} (GW_OSASCRIPT_PATH).`, {
-        reason: String(err instanceof Error ? err.message : err),
-      });
+/** One osascript run: ok, or the failure's error number and stderr; a timeout is an unknown outcome. */
+async function runScript(
+  deps: SenderDeps,
+  call: ScriptCall,
+): Promise<{ ok: true } | { ok: false; osaCode: number | null; stderr: string }> {
+  let r: Awaited<ReturnType<Spawner["run"]>>;
+  try {
+    r = await deps.spawner.run([deps.osascriptPath, "-", ...call.args], {
+      stdin: call.script,
+      timeoutMs: deps.osascriptTimeoutMs ?? OSASCRIPT_TIMEOUT_MS,
+      killGraceMs: OSASCRIPT_KILL_GRACE_MS,
+      env: deps.env,
+    });
+  } catch (err) {
+    throw new AppError("PLATFORM_SEND_FAILED", `Cannot run ${deps.osascriptPath} (GW_OSASCRIPT_PATH).`, {
+      reason: String(err instanceof Error ? err.message : err),
+    });
+  }
+  if (r.timedOut) {
+    throw new AppError(
+      "PLATFORM_SEND_FAILED",
+      "Messages did not answer in time; whether the message was sent is unknown.",
+      {
+        outcome: "unknown",
+      },
+    );
+  }
+  if (r.exitCode === 0) return { ok: true };
+  return { ok: false, osaCode: parseOsascriptError(r.stderr), stderr: r.stderr.trim().slice(0, 500) };
+}
+
+function sendError(osaCode: number | null, stderr: string): AppError {
+  const code = sendErrorCode(osaCode);
+  const message =
+    code === "PLATFORM_AUTH"
+      ? "macOS does not allow gw to control Messages: allow it under System Settings → Privacy & Security → Automation."
+      : "Messages could not send the message.";
+  return new AppError(code, message, { osascript_error: osaCode, stderr });
+}
+
+/**
+ * Copies the file where Messages may read it (a checked local file from its open descriptor), for
+ * STAGED_FILE_TTL_MS; copies a killed gw left are swept at the next start (sweepStagedSends).
+ */
+function stage(homeDir: string, attachment: OutgoingAttachment): string {
+  const dir = join(homeDir, STAGING_DIR, crypto.randomUUID());
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const target = join(dir, basename(attachment.path));
+  if (attachment.checked) copyChecked(attachment.checked, target);
+  else copyFileSync(attachment.path, target);
+  removeAfter(dir, STAGED_FILE_TTL_MS);
+  return target;
+}
+
+/**
+ * The GUID of our new row in the chat, matched by decoded text (or the file's name) within
+ * VERIFY_DEADLINE_MS. A text send that left only a ghost row (own, empty, outside any chat, the
+ * recipient's handle for a one-to-one chat: chatdb.md §9.4) was misrouted by Messages (a macOS 26 fault):
+ * that fails the send with 502 PLATFORM_SEND_FAILED.
+ */
+async function verify(
+  deps: SenderDeps,
+  req: SendRequest,
+  text: string,
+  fileName: string | null,
+  after: number,
+): Promise<string | null> {
+  const db = deps.chatDb();
+  if (!db) return null;
+  const chatGuid = req.channel.platformRef;
+  const want = comparableText(text);
+  const deadline = deps.clock.now() + VERIFY_DEADLINE_MS;
+  for (;;) {
+    let ghost: string | null = null;
+    for (const row of db.rowsAfter(after, 500)) {
+      if (row.is_from_me !== 1) continue;
+      if (row.chat_guid === null && want !== "" && (bodyText(row) ?? "").trim() === "") {
+        if (req.channel.type === "group" || row.handle === req.channel.id) ghost = row.guid;
+        continue;
+      }
+      if (row.chat_guid !== chatGuid) continue;
+      if (want !== "" && comparableText(bodyText(row) ?? "") === want) return row.guid;
+      if (want === "" && fileName && db.attachments(row.rowid).some((a) => a.transfer_name === fileName))
+        return row.guid;
     }
-    if (r.timedOut) {
+    if (ghost)
       throw new AppError(
         "PLATFORM_SEND_FAILED",
-        "Messages did not answer in time; whether the message was sent is unknown.",
-        {
-          outcome: "unknown",
-        },
+        "Messages misrouted the send: it wrote an empty message outside the chat instead (a macOS 26 fault), so the text did not go out.",
+        { reason: "misrouted", ghost_guid: ghost },
       );
-    }
-    if (r.exitCode === 0) return { ok: true };
-    return { ok: false, osaCode: parseOsascriptError(r.stderr), stderr: r.stderr.trim().slice(0, 500) };
-  };
+    if (deps.clock.now() >= deadline) return null;
+    await deps.sleep(VERIFY_POLL_MS);
+  }
+}
 
-  const sendError = (osaCode: number | null, stderr: string): AppError => {
-    const code = sendErrorCode(osaCode);
-    const message =
-      code === "PLATFORM_AUTH"
-        ? "macOS does not allow gw to control Messages: allow it under System Settings → Privacy & Security → Automation."
-        : "Messages could not send the message.";
-    return new AppError(code, message, { osascript_error: osaCode, stderr });
-  };
-
-  /**
-   * Copies the file where Messages may read it (a checked local file from its open descriptor), for
-   * STAGED_FILE_TTL_MS; copies a killed gw left are swept at the next start (sweepStagedSends).
-   */
-  const stage = (attachment: OutgoingAttachment): string => {
-    const dir = join(deps.homeDir, STAGING_DIR, crypto.randomUUID());
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const target = join(dir, basename(attachment.path));
-    if (attachment.checked) copyChecked(attachment.checked, target);
-    else copyFileSync(attachment.path, target);
-    removeAfter(dir, STAGED_FILE_TTL_MS);
-    return target;
-  };
-
-  /**
-   * The GUID of our new row in the chat, matched by decoded text (or the file's name) within
-   * VERIFY_DEADLINE_MS. A text send that left only a ghost row (own, empty, outside any chat, the
-   * recipient's handle for a one-to-one chat: chatdb.md §9.4) was misrouted by Messages (a macOS 26 fault):
-   * that fails the send with 502 PLATFORM_SEND_FAILED.
-   */
-  const verify = async (req: SendRequest, text: string, fileName: string | null, after: number) => {
-    const db = deps.chatDb();
-    if (!db) return null;
-    const chatGuid = req.channel.platformRef;
-    const want = comparableText(text);
-    const deadline = deps.clock.now() + VERIFY_DEADLINE_MS;
-    for (;;) {
-      let ghost: string | null = null;
-      for (const row of db.rowsAfter(after, 500)) {
-        if (row.is_from_me !== 1) continue;
-        if (row.chat_guid === null && want !== "" && (bodyText(row) ?? "").trim() === "") {
-          if (req.channel.type === "group" || row.handle === req.channel.id) ghost = row.guid;
-          continue;
-        }
-        if (row.chat_guid !== chatGuid) continue;
-        if (want !== "" && comparableText(bodyText(row) ?? "") === want) return row.guid;
-        if (want === "" && fileName && db.attachments(row.rowid).some((a) => a.transfer_name === fileName))
-          return row.guid;
-      }
-      if (ghost)
-        throw new AppError(
-          "PLATFORM_SEND_FAILED",
-          "Messages misrouted the send: it wrote an empty message outside the chat instead (a macOS 26 fault), so the text did not go out.",
-          { reason: "misrouted", ghost_guid: ghost },
-        );
-      if (deps.clock.now() >= deadline) return null;
-      await deps.sleep(VERIFY_POLL_MS);
-    }
-  };
-
+export function createSender(deps: SenderDeps) {
   /** A one-to-one chat id that Messages cannot find (-1728) is retried once by participant. */
   return async (req: SendRequest): Promise<SendResult> => {
     const chatGuid = req.channel.platformRef;
     const before = deps.chatDb()?.maxRowid() ?? Number.MAX_SAFE_INTEGER;
     const calls: ScriptCall[] = [];
     if (req.text.trim() !== "" || !req.attachment) calls.push(textToChat(req.text, chatGuid));
-    const staged = req.attachment ? stage(req.attachment) : null;
+    const staged = req.attachment ? stage(deps.homeDir, req.attachment) : null;
     if (staged) calls.push(fileToChat(staged, chatGuid));
 
     for (const call of calls) {
-      let r = await run(call);
+      let r = await runScript(deps, call);
       if (!r.ok && r.osaCode === -1728 && req.channel.type === "dm" && call === calls[0] && !staged) {
         deps.log.warn(
           { channel_id: req.channel.id },
           "Messages did not find the chat id; retrying by participant",
         );
-        r = await run(textToParticipant(req.text, req.channel.id));
+        r = await runScript(deps, textToParticipant(req.text, req.channel.id));
       }
       if (!r.ok) throw sendError(r.osaCode, r.stderr);
     }
-    const platformId = await verify(req, req.text, staged ? basename(staged) : null, before);
+    const platformId = await verify(deps, req, req.text, staged ? basename(staged) : null, before);
     if (!platformId)
       deps.log.warn(
         { channel_id: req.channel.id },
