@@ -14,7 +14,7 @@ import type { ChannelStore } from "../../store/channels.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createCatchUpRunner } from "./catch-up-runner.ts";
-import { createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
+import { type ConnectedMark, createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
 import { linkHealth } from "./health.ts";
 import { createInbox, type Inbox } from "./inbox.ts";
 import { createLinkKeeper, type LinkKeeper } from "./link-keeper.ts";
@@ -107,6 +107,55 @@ function catchUpParts(
   return { runner, session, mark };
 }
 
+/**
+ * A live MESSAGE_CREATE: its attachments start downloading at once, it is stored in its channel's queue
+ * (after any catch-up queued there), and the connected mark is held back until it is stored.
+ */
+function takeMessage(
+  payload: unknown,
+  c: { queue: KeyedQueue; inbox: Inbox; mark: ConnectedMark; log: Logger; stopping: AbortSignal },
+): void {
+  const m = asDiscordMessage(payload);
+  if (!m) {
+    c.log.warn({}, "ignored a MESSAGE_CREATE without the fields gw needs");
+    return;
+  }
+  const kind = kindOf(m);
+  const channelId = channelFor(kind, m.channel_id).id;
+  const staged = c.inbox.stage([m]);
+  c.mark.received(m.id);
+  c.queue
+    .push(channelId, () => c.inbox.commit(channelId, kind, [m], staged))
+    // After a stop began it may not have been stored: it keeps holding the mark back.
+    .then(() => c.stopping.aborted || c.mark.settled(m.id))
+    .catch((err) =>
+      c.log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
+    );
+}
+
+/** The link's health, then the inbox's store failures, then channels whose catch-up keeps failing. */
+function connectorHealth(
+  now: number,
+  t: CommunityTuning,
+  c: { keeper: LinkKeeper; inbox: Inbox; runner: { behind(): number }; session: { behind(): number } },
+): ConnectorHealth {
+  const h = linkHealth(c.keeper.state(), now, {
+    loginDeadlineMs: t.loginDeadlineMs,
+    silenceMs: t.heartbeatSilenceMs,
+  });
+  if (h.state === "error") return h;
+  const storeError = c.inbox.storeError();
+  if (storeError)
+    return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
+  const behind = c.runner.behind() + c.session.behind();
+  if (behind > 0 && h.state === "ok")
+    return {
+      state: "degraded",
+      detail: `Could not fetch what ${behind} channel(s) missed; retrying every ${seconds(t.catchUpRetryMs)} s.`,
+    };
+  return h;
+}
+
 export function createCommunityChat(o: CommunityChatOptions): Connector {
   const log = o.log.child({ connector: "community_chat" });
   const t: CommunityTuning = { ...DEFAULT_TUNING, ...o.tuning };
@@ -143,25 +192,8 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     pause: (ms) => pause(ms, stopping.signal),
   });
 
-  const onMessage = (payload: unknown) => {
-    const m = asDiscordMessage(payload);
-    if (!m) {
-      log.warn({}, "ignored a MESSAGE_CREATE without the fields gw needs");
-      return;
-    }
-    const kind = kindOf(m);
-    const channelId = channelFor(kind, m.channel_id).id;
-    const staged = inbox.stage([m]);
-    mark.received(m.id);
-    queue
-      .push(channelId, () => inbox.commit(channelId, kind, [m], staged))
-      // After a stop began it may not have been stored: it keeps holding the mark back.
-      .then(() => stopping.signal.aborted || mark.settled(m.id))
-      .catch((err) =>
-        log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
-      );
-  };
-
+  const onMessage = (payload: unknown) =>
+    takeMessage(payload, { queue, inbox, mark, log, stopping: stopping.signal });
   const { runner, session, mark } = catchUpParts(o, t, {
     queue,
     inbox,
@@ -190,22 +222,6 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       inbox.setIngest(null);
     },
     send: createSender({ link, onTokenRejected: () => keeper.stopForGood(TOKEN_REJECTED), log }),
-    health(): ConnectorHealth {
-      const h = linkHealth(keeper.state(), o.clock.now(), {
-        loginDeadlineMs: t.loginDeadlineMs,
-        silenceMs: t.heartbeatSilenceMs,
-      });
-      if (h.state === "error") return h;
-      const storeError = inbox.storeError();
-      if (storeError)
-        return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
-      const behind = runner.behind() + session.behind();
-      if (behind > 0 && h.state === "ok")
-        return {
-          state: "degraded",
-          detail: `Could not fetch what ${behind} channel(s) missed; retrying every ${seconds(t.catchUpRetryMs)} s.`,
-        };
-      return h;
-    },
+    health: (): ConnectorHealth => connectorHealth(o.clock.now(), t, { keeper, inbox, runner, session }),
   };
 }
