@@ -22,6 +22,7 @@ export const BENCHES = {
   discord: ["discord.ts", "Discord MESSAGE_CREATE → unread and webhook, and catch-up"],
   receiver: ["receiver.ts", "webhook arrival → agent start"],
   store: ["store-queries.ts", "the store's hot queries at 1,000,000 messages"],
+  soak: ["soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
 } as const satisfies Record<string, readonly [string, string]>;
 type Name = keyof typeof BENCHES;
 

@@ -116,12 +116,12 @@ export function imessageWorld(
   };
 }
 
-/** gw's allowlist file for these handles and Discord user ids. */
+/** gw's allowlist file: person i is the i-th handle and the i-th Discord user (one of them past the shorter list). */
 export function allowlistToml(handles: readonly string[], discordUsers: readonly string[]): string {
   const entry = (source: string, id: string, i: number) =>
     `[[entry]]\nsource = "${source}"\nid = "${id}"\nperson_id = "p${i}"\ndisplay_name = "Person ${i}"\n`;
   return [
     ...handles.map((h, i) => entry("device_messenger", h, i)),
-    ...discordUsers.map((u, i) => entry("community_chat", u, handles.length + i)),
+    ...discordUsers.map((u, i) => entry("community_chat", u, i)),
   ].join("\n");
 }
