@@ -10,6 +10,7 @@ import type { Clock } from "./ports.ts";
 
 export const MESSAGE_ID_PATTERN = "^msg_[0-9A-HJKMNP-TV-Z]{26}$";
 export const ATTACHMENT_ID_PATTERN = "^att_[0-9A-HJKMNP-TV-Z]{26}$";
+export const EVENT_ID_PATTERN = "^evt_[0-9A-HJKMNP-TV-Z]{26}$";
 export const MESSAGE_ID_RE = new RegExp(MESSAGE_ID_PATTERN);
 export const ATTACHMENT_ID_RE = new RegExp(ATTACHMENT_ID_PATTERN);
 
@@ -17,6 +18,8 @@ export interface IdFactory {
   message(): string;
   attachment(): string;
   delivery(): string;
+  /** Event ids ascend in the order gw stores events (one writer, ids made inside its transaction). */
+  event(): string;
 }
 
 export function createIdFactory(clock: Clock): IdFactory {
@@ -25,5 +28,6 @@ export function createIdFactory(clock: Clock): IdFactory {
     message: () => `msg_${next(clock.now())}`,
     attachment: () => `att_${next(clock.now())}`,
     delivery: () => Bun.randomUUIDv7(undefined, clock.now()),
+    event: () => `evt_${next(clock.now())}`,
   };
 }

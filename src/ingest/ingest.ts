@@ -13,6 +13,7 @@ import type { IdFactory } from "../core/ids.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
 import type { Arrival } from "./arrivals.ts";
+import { applyChange, type ChangeContext, type NormalizedChange, type StoredEvent } from "./changes.ts";
 
 export interface StagedAttachment {
   id: string;
@@ -47,6 +48,8 @@ export interface IngestBatch {
   cursorState?: string;
   /** A position inside one channel (decimal integer), kept only if later than the stored one. */
   channelCursor?: { channelId: string; position: string };
+  /** Changes to stored messages (edits, deletes, reactions), applied after the batch's messages. */
+  changes?: readonly NormalizedChange[];
 }
 
 export type IngestOutcome =
@@ -69,12 +72,16 @@ export interface IngestDeps {
   ids: IdFactory;
   clock: Clock;
   webhooksEnabled: boolean;
+  /** What is pushed when webhooks are on: `message` and event kinds (GW_WEBHOOK_EVENTS; default message). */
+  webhookKinds?: ReadonlySet<string>;
   attachmentDir: string;
   log: Logger;
   /** Called after a commit that queued webhook deliveries (wakes the dispatcher). */
   onDeliveriesQueued?: () => void;
   /** Called after a commit with the allowlisted inbound messages it stored (wakes long polls). */
   announce?: (arrivals: Arrival[]) => void;
+  /** Called after a commit with the visible events it stored (wakes GET /events and channel pushes). */
+  announceEvents?: (events: StoredEvent[]) => void;
 }
 
 export type Ingest = (batch: IngestBatch) => IngestOutcome[];
@@ -162,7 +169,7 @@ function storeOne(deps: IngestDeps, b: BatchState, m: NormalizedMessage): Ingest
     b.runEnd ??= { value: store.reads.latestRunEnd() };
     if (b.runEnd.value !== null && m.timestampMs <= b.runEnd.value)
       store.reads.splitRunsAt({ message_ts: m.timestampMs, id, source: m.source, channel_id: m.channel.id });
-    if (deps.webhooksEnabled) {
+    if (deps.webhooksEnabled && (deps.webhookKinds?.has("message") ?? true)) {
       deliveryId = ids.delivery();
       store.deliveries.insertPending(deliveryId, id, m.channel.id, b.now);
     }
@@ -171,7 +178,16 @@ function storeOne(deps: IngestDeps, b: BatchState, m: NormalizedMessage): Ingest
 }
 
 /** The batch in one transaction: its messages, the channels observed, the cursor and channel position. */
-function storeBatch(deps: IngestDeps, batch: IngestBatch): IngestOutcome[] {
+/** What a batch stored: one outcome per message, the events of its changes, files to purge after it. */
+interface BatchResult {
+  outcomes: IngestOutcome[];
+  events: StoredEvent[];
+  purgeFiles: string[];
+}
+
+const NO_KINDS: ReadonlySet<string> = new Set();
+
+function storeBatch(deps: IngestDeps, batch: IngestBatch): BatchResult {
   const { store } = deps;
   return store.transaction(() => {
     const b: BatchState = {
@@ -189,16 +205,37 @@ function storeBatch(deps: IngestDeps, batch: IngestBatch): IngestOutcome[] {
       store.cursors.set(batch.source, batch.cursor, b.now, batch.cursorState ?? null);
     if (batch.channelCursor)
       store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
-    return outcomes;
+    const ctx: ChangeContext = {
+      store,
+      ids: deps.ids,
+      allowlist: b.allowlist,
+      now: b.now,
+      webhookKinds: deps.webhooksEnabled ? (deps.webhookKinds ?? NO_KINDS) : NO_KINDS,
+      purgeFiles: [],
+    };
+    const events = (batch.changes ?? []).flatMap((c) => applyChange(ctx, c) ?? []);
+    return { outcomes, events, purgeFiles: ctx.purgeFiles };
   });
 }
 
-/** After the commit: the dispatcher is woken for queued deliveries, long polls for allowed messages. */
-function announce(deps: IngestDeps, batch: IngestBatch, outcomes: IngestOutcome[]): void {
+/**
+ * After the commit: a deleted message's files removed, the dispatcher woken for queued deliveries, long
+ * polls for allowed messages and visible events.
+ */
+function announce(deps: IngestDeps, batch: IngestBatch, r: BatchResult): void {
+  const { outcomes, events } = r;
+  for (const f of r.purgeFiles) rmSync(join(deps.attachmentDir, f), { force: true });
   for (const o of outcomes)
     if (o.status === "stored")
       deps.log.debug({ id: o.id, status: o.allowlistStatus, source: batch.source }, "message stored");
-  if (outcomes.some((o) => o.status === "stored" && o.deliveryId !== null)) deps.onDeliveriesQueued?.();
+  for (const e of events) deps.log.debug({ id: e.id, kind: e.kind, visible: e.visible }, "event stored");
+  if (
+    outcomes.some((o) => o.status === "stored" && o.deliveryId !== null) ||
+    events.some((e) => e.deliveryId !== null)
+  )
+    deps.onDeliveriesQueued?.();
+  const visible = events.filter((e) => e.visible);
+  if (visible.length > 0) deps.announceEvents?.(visible);
   if (!deps.announce) return;
   const arrivals = batch.messages
     .filter((_, i) => {
@@ -221,15 +258,16 @@ export function createIngest(deps: IngestDeps): Ingest {
       messages.flatMap((m) => m.attachments),
     );
   return (batch) => {
-    let outcomes: IngestOutcome[];
+    let result: BatchResult;
     try {
-      outcomes = storeBatch(deps, batch);
+      result = storeBatch(deps, batch);
     } catch (err) {
       discard(batch.messages);
       throw err;
     }
+    const { outcomes } = result;
     discard(batch.messages.filter((_, i) => outcomes[i]?.status === "duplicate"));
-    announce(deps, batch, outcomes);
+    announce(deps, batch, result);
     return outcomes;
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Webhook delivery rows (the outbox). A row is created `pending` in the ingest transaction of an
- * allowed inbound message when a webhook URL is configured: exactly one per message, with a delivery
- * id that stays the same on every attempt. The dispatcher (webhooks/) moves rows on from there; an
+ * allowed inbound message (or of a visible event, when GW_WEBHOOK_EVENTS asks for its kind): exactly one
+ * per message or event, with a delivery id that stays the same on every attempt. The dispatcher (webhooks/) moves rows on from there; an
  * operator can re-queue rows (`gw webhooks redeliver`).
  */
 import type { Database } from "bun:sqlite";
@@ -11,6 +11,8 @@ export type DeliveryStatus = "pending" | "delivered" | "dead";
 export type DeliveryRow = {
   id: string;
   message_id: string;
+  /** Set on an event delivery (extensions.md §1): the event posted instead of the message. */
+  event_id: string | null;
   channel_id: string;
   status: DeliveryStatus;
   attempt_count: number;
@@ -26,11 +28,18 @@ export function createDeliveryStore(db: Database) {
     `INSERT INTO webhook_deliveries (id, message_id, channel_id, status, attempt_count, next_attempt_at, created_at, updated_at)
      VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
   );
+  const insertEvent = db.prepare<unknown, [string, string, string, string, number]>(
+    `INSERT INTO webhook_deliveries (id, message_id, event_id, channel_id, status, attempt_count, next_attempt_at, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, 'pending', 0, ?5, ?5, ?5)`,
+  );
+  const dropPending = db.prepare<unknown, [string]>(
+    "DELETE FROM webhook_deliveries WHERE message_id = ?1 AND event_id IS NULL AND status = 'pending'",
+  );
   const counts = db.prepare<{ status: DeliveryStatus; n: number }, []>(
     "SELECT status, COUNT(*) AS n FROM webhook_deliveries INDEXED BY webhook_deliveries_due WHERE status IN ('pending', 'dead') GROUP BY status",
   );
   const byMessage = db.prepare<DeliveryRow, [string]>(
-    "SELECT * FROM webhook_deliveries WHERE message_id = ?1",
+    "SELECT * FROM webhook_deliveries WHERE message_id = ?1 AND event_id IS NULL",
   );
   const byId = db.prepare<DeliveryRow, [string]>("SELECT * FROM webhook_deliveries WHERE id = ?1");
   const due = db.prepare<DeliveryRow, [number, number]>(
@@ -62,6 +71,15 @@ export function createDeliveryStore(db: Database) {
   return {
     insertPending: (id: string, messageId: string, channelId: string, now: number): void =>
       void insert.run(id, messageId, channelId, now),
+    insertEventPending: (
+      id: string,
+      messageId: string,
+      eventId: string,
+      channelId: string,
+      now: number,
+    ): void => void insertEvent.run(id, messageId, eventId, channelId, now),
+    /** A message deleted before its webhook went out is not pushed any more. */
+    dropPendingMessage: (messageId: string): void => void dropPending.run(messageId),
     forMessage: (messageId: string): DeliveryRow | null => byMessage.get(messageId),
     get: (id: string): DeliveryRow | null => byId.get(id),
     /** Pending rows whose next attempt is due, oldest due first. */

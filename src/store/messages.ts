@@ -1,11 +1,14 @@
 /**
- * Message rows: insert, look up, context window and quarantine listing. Rows are never deleted and
- * their visibility (`allowlist_status`) never changes after insert; only the links an outbound record
- * gains later (platform id, reply_to) are filled in. Statements are prepared once.
+ * Message rows: insert, look up, context window and quarantine listing. Rows are never removed: a
+ * deleted message becomes a tombstone (status `deleted`, text and raw purged); otherwise a row's
+ * visibility never changes, and only its text (an edit) and an outbound record's links change. Statements are prepared once.
  * The per-agent unread query lives in reads.ts because it is defined by read marks.
  */
 import type { Database } from "bun:sqlite";
 import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/envelope.ts";
+
+/** A stored message's status: how it shows to agents, or `deleted` (the tombstone of an unsent message). */
+export type StoredStatus = AllowlistStatus | "deleted";
 
 export type MessageRow = {
   id: string;
@@ -20,7 +23,7 @@ export type MessageRow = {
   reply_to: string | null;
   message_ts: number;
   direction: Direction;
-  allowlist_status: AllowlistStatus;
+  allowlist_status: StoredStatus;
   raw: string;
   created_at: number;
 };
@@ -90,6 +93,13 @@ export function createMessageStore(db: Database) {
   const byPlatform = db.prepare<{ id: string }, [string, string]>(
     "SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2",
   );
+  const rowByPlatform = db.prepare<MessageRow, [string, string]>(
+    "SELECT * FROM messages WHERE source = ?1 AND platform_id = ?2",
+  );
+  const setText = db.prepare<unknown, [string, string]>("UPDATE messages SET text = ?2 WHERE id = ?1");
+  const tombstone = db.prepare<unknown, [string]>(
+    "UPDATE messages SET allowlist_status = 'deleted', text = '', raw = '{}' WHERE id = ?1",
+  );
   const before = db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_BEFORE_SQL);
   const after = db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_AFTER_SQL);
   const quarantined = db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL);
@@ -127,6 +137,17 @@ export function createMessageStore(db: Database) {
     },
     get(id: string): MessageRow | null {
       return byId.get(id);
+    },
+    byPlatformId(source: Source, platformId: string): MessageRow | null {
+      return rowByPlatform.get(source, platformId);
+    },
+    /** An edit: the message's current text (what every read shows from now on). */
+    setText(id: string, text: string): void {
+      setText.run(id, text);
+    },
+    /** An unsent or deleted message: its text and raw payload purged, the row kept as a tombstone. */
+    markDeleted(id: string): void {
+      tombstone.run(id);
     },
     idByPlatformId(source: Source, platformId: string): string | null {
       return byPlatform.get(source, platformId)?.id ?? null;

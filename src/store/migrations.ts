@@ -6,7 +6,13 @@
  * test/integration/store-plans.test.ts pins their plans.
  */
 
-export const MIGRATIONS: readonly string[] = [
+/**
+ * A migration: SQL run in one transaction, or one that rebuilds tables others refer to, run with foreign
+ * keys off (SQLite's table-rebuild procedure) and checked with `foreign_key_check` before it commits.
+ */
+export type Migration = string | { sql: string; rebuildsTables: true };
+
+export const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE messages (
     id                TEXT PRIMARY KEY,
@@ -119,4 +125,78 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE connector_cursors ADD COLUMN state TEXT;
   `,
+  // 4: events (extensions.md §1). A deleted message stays as a tombstone with status 'deleted' (so it
+  // leaves every status-indexed read at once), which the old CHECKs refused: messages is rebuilt with them
+  // relaxed, same columns and indexes. Webhook deliveries carry a message or an event (one delivery per
+  // message, one per event). Events are deduplicated by a platform key; `visible` is decided when stored.
+  {
+    rebuildsTables: true,
+    sql: `
+  CREATE TABLE messages_v4 (
+    id                TEXT PRIMARY KEY,
+    source            TEXT NOT NULL CHECK (source IN ('device_messenger', 'community_chat')),
+    platform_id       TEXT,
+    channel_id        TEXT NOT NULL,
+    channel_type      TEXT NOT NULL CHECK (channel_type IN ('dm', 'group')),
+    sender_id         TEXT NOT NULL,
+    sender_name       TEXT NOT NULL,
+    person_id         TEXT,
+    text              TEXT NOT NULL,
+    reply_to          TEXT REFERENCES messages(id),
+    message_ts        INTEGER NOT NULL,
+    direction         TEXT NOT NULL CHECK (direction IN ('inbound', 'outbound')),
+    allowlist_status  TEXT NOT NULL CHECK (allowlist_status IN ('allowed', 'unknown', 'outbound', 'deleted')),
+    raw               TEXT NOT NULL DEFAULT '{}',
+    created_at        INTEGER NOT NULL,
+    CHECK (allowlist_status = 'deleted' OR (direction = 'outbound') = (allowlist_status = 'outbound'))
+  ) WITHOUT ROWID;
+  INSERT INTO messages_v4 SELECT id, source, platform_id, channel_id, channel_type, sender_id, sender_name,
+    person_id, text, reply_to, message_ts, direction, allowlist_status, raw, created_at FROM messages;
+  DROP TABLE messages;
+  ALTER TABLE messages_v4 RENAME TO messages;
+  CREATE UNIQUE INDEX messages_platform ON messages (source, platform_id) WHERE platform_id IS NOT NULL;
+  CREATE INDEX messages_status_ts ON messages (allowlist_status, message_ts, id);
+  CREATE INDEX messages_channel_status_ts ON messages (channel_id, allowlist_status, message_ts, id);
+  CREATE INDEX messages_source_status_ts ON messages (source, allowlist_status, message_ts, id);
+
+  CREATE TABLE events (
+    id           TEXT PRIMARY KEY,
+    kind         TEXT NOT NULL CHECK (kind IN ('message.edited', 'message.deleted', 'reaction.added', 'reaction.removed')),
+    source       TEXT NOT NULL,
+    channel_id   TEXT NOT NULL,
+    message_id   TEXT NOT NULL REFERENCES messages(id),
+    sender_id    TEXT NOT NULL,
+    sender_name  TEXT NOT NULL,
+    person_id    TEXT,
+    event_ts     INTEGER NOT NULL,
+    data         TEXT NOT NULL,
+    dedupe_key   TEXT NOT NULL UNIQUE,
+    visible      INTEGER NOT NULL CHECK (visible IN (0, 1)),
+    created_at   INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX events_visible ON events (visible, id);
+
+  CREATE TABLE webhook_deliveries_v4 (
+    id               TEXT PRIMARY KEY,
+    message_id       TEXT NOT NULL REFERENCES messages(id),
+    event_id         TEXT UNIQUE REFERENCES events(id),
+    channel_id       TEXT NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+    attempt_count    INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER,
+    last_code        INTEGER,
+    last_error       TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO webhook_deliveries_v4 (id, message_id, channel_id, status, attempt_count, next_attempt_at,
+    last_code, last_error, created_at, updated_at)
+    SELECT id, message_id, channel_id, status, attempt_count, next_attempt_at, last_code, last_error,
+      created_at, updated_at FROM webhook_deliveries;
+  DROP TABLE webhook_deliveries;
+  ALTER TABLE webhook_deliveries_v4 RENAME TO webhook_deliveries;
+  CREATE UNIQUE INDEX webhook_deliveries_message ON webhook_deliveries (message_id) WHERE event_id IS NULL;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+  `,
+  },
 ];

@@ -6,14 +6,14 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { MIGRATIONS } from "./migrations.ts";
+import { MIGRATIONS, type Migration } from "./migrations.ts";
 
 export const BUSY_TIMEOUT_MS = 5000;
 
 export class StoreVersionError extends Error {}
 
 export interface Schema {
-  migrations: readonly string[];
+  migrations: readonly Migration[];
   /** What the file is, for the version error ("the state database"). */
   name: string;
 }
@@ -52,10 +52,21 @@ export function migrate(db: Database, schema: Schema = STATE_SCHEMA): void {
   const { migrations } = schema;
   const current = versionOf(db, schema);
   for (let v = current; v < migrations.length; v++) {
-    db.transaction(() => {
-      db.exec(migrations[v] as string);
-      db.run(`PRAGMA user_version = ${v + 1}`);
-    }).immediate();
+    const m = migrations[v] as Migration;
+    const rebuild = typeof m !== "string";
+    // SQLite's table rebuild: foreign keys off around the transaction (the pragma is a no-op inside one),
+    // and every reference checked before it commits.
+    if (rebuild) db.run("PRAGMA foreign_keys = OFF");
+    try {
+      db.transaction(() => {
+        db.exec(typeof m === "string" ? m : m.sql);
+        if (rebuild && db.query("PRAGMA foreign_key_check").all().length > 0)
+          throw new Error(`migration ${v + 1} of ${schema.name} left broken references`);
+        db.run(`PRAGMA user_version = ${v + 1}`);
+      }).immediate();
+    } finally {
+      if (rebuild) db.run("PRAGMA foreign_keys = ON");
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import { createAttachmentStore } from "./attachments.ts";
 import { createChannelStore } from "./channels.ts";
 import { createCursorStore } from "./cursors.ts";
 import { createDeliveryStore } from "./deliveries.ts";
+import { createEventStore } from "./events.ts";
 import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
 import { createMessageStore } from "./messages.ts";
@@ -25,6 +26,7 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
     identities: createIdentityStore(db),
     idempotency: createIdempotencyStore(db),
     channels: createChannelStore(db),
+    events: createEventStore(db),
     /** Runs `work` in one IMMEDIATE transaction: all of its writes or none. */
     transaction<T>(work: () => T): T {
       return db.transaction(work).immediate();

@@ -1,8 +1,10 @@
 /** Builders for normalised inbound messages and a store + ingest wired as `gw serve` wires them. */
+
 import { join } from "node:path";
 import { type AllowlistEntry, buildAllowlist } from "../../src/allowlist/parse.ts";
 import { createIdFactory } from "../../src/core/ids.ts";
 import type { Clock } from "../../src/core/ports.ts";
+import type { StoredEvent } from "../../src/ingest/changes.ts";
 import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { openStore } from "../../src/store/store.ts";
 import { recordingLogger } from "./logger.ts";
@@ -45,21 +47,26 @@ export const FRIEND: AllowlistEntry = {
   display_name: "Friend",
 };
 
-export function storeWithIngest(opts: { entries?: AllowlistEntry[]; webhooks?: boolean } = {}) {
+export function storeWithIngest(
+  opts: { entries?: AllowlistEntry[]; webhooks?: boolean; webhookKinds?: string[] } = {},
+) {
   const dir = tempDir();
   const store = openStore(join(dir, "gw.db"));
   const clock = manualClock();
   const log = recordingLogger();
   let allowlist = buildAllowlist(opts.entries ?? [FRIEND]);
   const ids = createIdFactory(clock);
+  const announced: StoredEvent[] = [];
   const ingest = createIngest({
     store,
     allowlist: () => allowlist,
     ids,
     clock,
     webhooksEnabled: opts.webhooks ?? true,
+    ...(opts.webhookKinds ? { webhookKinds: new Set(opts.webhookKinds) } : {}),
     attachmentDir: join(dir, "attachments"),
     log,
+    announceEvents: (events) => void announced.push(...events),
   });
   return {
     dir,
@@ -68,6 +75,7 @@ export function storeWithIngest(opts: { entries?: AllowlistEntry[]; webhooks?: b
     log,
     ids,
     ingest,
+    announced,
     setAllowlist: (entries: AllowlistEntry[]) => {
       allowlist = buildAllowlist(entries);
     },

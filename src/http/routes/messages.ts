@@ -177,7 +177,8 @@ export function messageRoutes(deps: MessageRouteDeps) {
       "/messages/:message_id",
       ({ params }) => {
         const row = store.messages.get(params.message_id);
-        if (!row || row.allowlist_status === "unknown") throw notFound(params.message_id);
+        if (!row || row.allowlist_status === "unknown" || row.allowlist_status === "deleted")
+          throw notFound(params.message_id);
         return json(envelopeJson(row, store.attachments.forMessage(row.id), deps.publicBaseUrl));
       },
       {
