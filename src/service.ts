@@ -67,6 +67,7 @@ function webhookDispatcher(ports: ServicePorts, store: Store) {
     log: ports.log,
     fetch: ports.fetch ?? fetch,
     random: Math.random,
+    labelEvents: config.webhookEvents.some((k) => k !== "message"),
   });
 }
 
@@ -147,16 +148,20 @@ export function createService(ports: ServicePorts) {
   const connectors = ports.connectors({ store, ids, allowlist: allowlist.current });
   const dispatcher = webhookDispatcher(ports, store);
   const arrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
+  const eventArrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
   const ingest = createIngest({
     store,
     allowlist: allowlist.current,
     ids,
     clock,
     webhooksEnabled: dispatcher !== null,
+    webhookKinds: new Set(config.webhookEvents),
     attachmentDir: config.attachmentDir,
     log,
     ...(dispatcher ? { onDeliveriesQueued: dispatcher.wake } : {}),
     announce: arrivals.publish,
+    announceEvents: (events) =>
+      eventArrivals.publish(events.map((e) => ({ source: e.source, channelId: e.channelId, messageTs: 0 }))),
   });
   const { idempotency, sendMessage } = sendPath(ports, store, connectors, ids);
   const sweeper = createAttachmentSweeper({
@@ -176,6 +181,7 @@ export function createService(ports: ServicePorts) {
     sendMessage,
     idempotency,
     arrivals,
+    eventArrivals,
     log,
     health: {
       version: VERSION,
@@ -185,7 +191,7 @@ export function createService(ports: ServicePorts) {
       webhookCounts: store.deliveries.counts,
     },
   });
-  const parts = { app, store, allowlist, ingest, arrivals, sweeper, idempotency, dispatcher };
+  const parts = { app, store, allowlist, ingest, arrivals, eventArrivals, sweeper, idempotency, dispatcher };
   return { ...parts, ...serviceLifecycle(parts, connectors) };
 }
 
@@ -196,6 +202,7 @@ function serviceLifecycle(
     allowlist: ReturnType<typeof createAllowlistHolder>;
     ingest: ReturnType<typeof createIngest>;
     arrivals: ReturnType<typeof createArrivals>;
+    eventArrivals: ReturnType<typeof createArrivals>;
     sweeper: ReturnType<typeof createAttachmentSweeper>;
     idempotency: ReturnType<typeof createIdempotentRunner>;
     dispatcher: ReturnType<typeof createDispatcher> | null;
@@ -227,12 +234,14 @@ function serviceLifecycle(
     /** Answers every held long poll now (before the server waits for in-flight requests to end). */
     endLongPolls(): void {
       s.arrivals.close();
+      s.eventArrivals.close();
     },
     /** Stops timers, connectors and the dispatcher (in-flight attempts finish), then closes the store. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       s.arrivals.close();
+      s.eventArrivals.close();
       s.sweeper.stop();
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();

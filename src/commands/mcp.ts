@@ -9,7 +9,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { pause } from "../core/deadline.ts";
 import { systemClock } from "../core/ports.ts";
 import { createApiClient } from "../mcp/api-client.ts";
-import { followChannel } from "../mcp/channel.ts";
+import { type ChannelNotification, followChannel } from "../mcp/channel.ts";
+import { followEvents } from "../mcp/channel-events.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
@@ -38,7 +39,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   });
   const server = createMcpServer(api, VERSION, { channel });
   const transport = new StdioServerTransport();
-  let stream: ReturnType<typeof followChannel> | null = null;
+  let stream: { stop(): Promise<void> } | null = null;
   const life = superviseProcess({
     events: process,
     log,
@@ -52,16 +53,17 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   process.stdin.on("end", () => life.stop("stdin ended"));
   await server.connect(transport);
   log.info({ base_url: config.baseUrl, agent_id: config.agentId, channel }, "gw mcp ready on stdio");
-  stream =
-    channel && config.agentId
-      ? followChannel({
-          api,
-          agentId: config.agentId,
-          notify: (n) => server.server.notification(n),
-          now: systemClock.now,
-          sleep: pause,
-          log,
-        })
-      : null;
+  if (channel && config.agentId) {
+    const follow = {
+      api,
+      agentId: config.agentId,
+      notify: (n: ChannelNotification) => server.server.notification(n),
+      now: systemClock.now,
+      sleep: pause,
+      log,
+    };
+    const streams = [followChannel(follow), followEvents(follow)];
+    stream = { stop: async () => void (await Promise.all(streams.map((s) => s.stop()))) };
+  }
   return await life.done;
 }

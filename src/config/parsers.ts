@@ -109,6 +109,27 @@ export function oneOf<const T extends string>(values: readonly T[]): Parser<T> {
   };
 }
 
+/**
+ * A comma list of the words in `values`, or `all` (every one); duplicates are dropped, order kept as
+ * listed. An empty list, or a word not listed, is refused.
+ */
+export function listOf<const T extends string>(values: readonly T[]): Parser<T[]> {
+  return (raw) => {
+    const words = raw
+      .split(",")
+      .map((w) => w.trim().toLowerCase())
+      .filter((w) => w !== "");
+    if (words.length === 1 && words[0] === "all") return [...values];
+    const bad = words.find((w) => !(values as readonly string[]).includes(w));
+    if (bad !== undefined || words.length === 0)
+      throw new SettingError(
+        `has ${bad === undefined ? "no value" : `an unknown value (${bad})`}`,
+        `list values separated by commas from ${values.join(", ")}, or all`,
+      );
+    return [...new Set(words)] as T[];
+  };
+}
+
 function rangeFix(min: number, max: number): string {
   return max === Number.MAX_SAFE_INTEGER
     ? `use a whole number ≥ ${min}`

@@ -4,10 +4,15 @@
  * result) is derived from this table, so adding a row adds a typed field.
  */
 import { join } from "node:path";
+import { EVENT_KINDS } from "../core/event.ts";
 import * as p from "./parsers.ts";
 import type { DefaultDirs, HostInfo } from "./paths.ts";
 
 type Face = "serve" | "receiver" | "mcp" | "service";
+
+/** What a webhook can push: the message (the spec's delivery), or one of the event kinds. */
+export const WEBHOOK_KINDS = ["message", ...EVENT_KINDS] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 interface Setting<T> {
   env: `GW_${string}`;
@@ -134,6 +139,14 @@ export const SETTINGS = {
     defaultText: "`15000`",
     fallback: value(15000),
     parse: p.integer(1),
+  }),
+  webhookEvents: setting({
+    env: "GW_WEBHOOK_EVENTS",
+    faces: ["serve"],
+    doc: "What webhooks push: `message` (the spec's delivery) and event kinds (`message.edited`, `message.deleted`, `reaction.added`, `reaction.removed`), comma-separated, or `all`. With any event kind every delivery carries `X-GW-Event`.",
+    defaultText: "`message`",
+    fallback: value(["message"] as WebhookKind[]),
+    parse: p.listOf(WEBHOOK_KINDS),
   }),
   communityBotToken: setting<string | null>({
     env: "GW_COMMUNITY_BOT_TOKEN",

@@ -62,6 +62,8 @@ export interface MessageSpec {
   guid?: string;
   associatedMessageType?: number;
   associatedMessageGuid?: string | null;
+  /** A custom-emoji tapback's emoji (associated_message_type 2006/3006). */
+  associatedMessageEmoji?: string | null;
   itemType?: number;
   groupActionType?: number;
   groupTitle?: string | null;
@@ -85,6 +87,13 @@ export interface ChatDbWriter {
   joinChat(rowid: number, chatGuid: string): void;
   /** Joins one more attachment to a message already written (an attachment row landing late). */
   attach(rowid: number, a: AttachmentSpec): { guid: string };
+  /**
+   * Edits a message as Messages does: the body takes the new text in place and `date_edited` is set
+   * (the history Messages keeps in message_summary_info is not written).
+   */
+  edit(rowid: number, text: string): void;
+  /** Unsends a message as Messages does: the body cleared, `is_empty = 1`, `date_edited` set. */
+  unsend(rowid: number): void;
   /** Updates an attachment as a download progresses. */
   updateAttachment(
     guid: string,
@@ -156,10 +165,14 @@ const SQL = {
   messageDate: "SELECT date FROM message WHERE ROWID = $rowid",
   messageInsert: `INSERT INTO message (guid, text, attributedBody, handle_id, service, account, date, date_read,
       date_delivered, is_delivered, is_finished, is_from_me, is_empty, is_read, is_sent, item_type, group_title,
-      group_action_type, associated_message_guid, associated_message_type, thread_originator_guid,
-      thread_originator_part, part_count)
+      group_action_type, associated_message_guid, associated_message_type, associated_message_emoji,
+      thread_originator_guid, thread_originator_part, part_count)
     VALUES ($guid, $text, $body, $handle, $service, $account, $date, 0, $delivered, 1, 1, $fromMe, $empty, 0,
-      $fromMe, $itemType, $groupTitle, $groupAction, $assocGuid, $assocType, $threadGuid, $threadPart, $parts)`,
+      $fromMe, $itemType, $groupTitle, $groupAction, $assocGuid, $assocType, $assocEmoji, $threadGuid,
+      $threadPart, $parts)`,
+  edit: "UPDATE message SET text = $text, attributedBody = $body, date_edited = $date WHERE ROWID = $rowid",
+  unsend: `UPDATE message SET text = NULL, attributedBody = NULL, is_empty = 1, date_edited = $date
+    WHERE ROWID = $rowid`,
   attachmentInsert: `INSERT INTO attachment (guid, created_date, filename, uti, mime_type, transfer_state,
       is_outgoing, transfer_name, total_bytes, original_guid)
     VALUES ($guid, $created, $filename, $uti, $mime, $state, $outgoing, $name, $bytes, $guid)`,
@@ -268,6 +281,7 @@ function insertMessage(db: Db, m: MessageSpec, account: string, now: () => numbe
     groupAction: m.groupActionType ?? 0,
     assocGuid: m.associatedMessageGuid ?? null,
     assocType: m.associatedMessageType ?? 0,
+    assocEmoji: m.associatedMessageEmoji ?? null,
     threadGuid: thread,
     threadPart: thread === null ? null : (m.threadOriginatorPart ?? "0:0:0"),
     parts,
@@ -297,6 +311,11 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
     chat: (c) => db.transaction(() => getOrCreateChat(db, c)).immediate(),
     message: (m) => db.transaction(() => insertMessage(db, m, account, now)).immediate(),
     joinChat: (rowid, chatGuid) => joinLate(db, rowid, chatGuid),
+    edit: (rowid, text) => {
+      const { text: plain, body } = bodyColumns({ chatGuid: null, from: null, text });
+      run(db, SQL.edit, { rowid, text: plain, body, date: appleNanos(now()) });
+    },
+    unsend: (rowid) => void run(db, SQL.unsend, { rowid, date: appleNanos(now()) }),
     attach: (rowid, a) =>
       db.transaction(() => insertAttachment(db, rowid, a, false, appleNanos(now()))).immediate(),
     updateAttachment: (guid, change) => {

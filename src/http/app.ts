@@ -19,6 +19,7 @@ import { docsRoutes } from "./docs.ts";
 import { toHttpError } from "./errors.ts";
 import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
 import { attachmentRoutes } from "./routes/attachments.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { LONG_POLL_MAX_SECONDS } from "./schemas.ts";
@@ -36,6 +37,8 @@ export interface AppDeps {
   idempotency: IdempotentRunner;
   /** Announces stored allowlisted messages to unread long polls. */
   arrivals: Arrivals;
+  /** Announces stored visible events to GET /events long polls. */
+  eventArrivals: Arrivals;
   log: Logger;
 }
 
@@ -98,6 +101,7 @@ export function createApp(deps: AppDeps) {
         arrivals: deps.arrivals,
       }),
     )
+    .use(eventRoutes({ events: deps.store.events, clock: deps.clock, eventArrivals: deps.eventArrivals }))
     .use(sendRoutes({ sendMessage: deps.sendMessage, idempotency: deps.idempotency }))
     .use(attachmentRoutes({ attachments: deps.store.attachments, dir: deps.attachmentDir }))
     .use(docsRoutes(() => root as AnyElysia, deps.version));

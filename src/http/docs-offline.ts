@@ -30,6 +30,7 @@ export async function offlineDocsPage(version: string, viewer: "swagger" | "redo
       sendMessage: inert as unknown as SendMessage,
       idempotency: createIdempotentRunner({ store: store.idempotency, clock, ttlMs: 0, scope: "docs", log }),
       arrivals: createArrivals({ maxWaiters: 0 }),
+      eventArrivals: createArrivals({ maxWaiters: 0 }),
       log,
     });
     const doc = buildOpenApiDocument(app, version);

@@ -13,7 +13,7 @@ interface ValidationLike {
   customError?: unknown;
 }
 
-const LIST_ROUTES = new Set(["GET /messages/unread", "GET /messages/quarantine"]);
+const LIST_ROUTES = new Set(["GET /messages/unread", "GET /messages/quarantine", "GET /events"]);
 
 export function toHttpError(code: unknown, error: unknown, method: string, route: string): AppError {
   if (error instanceof AppError) return error;

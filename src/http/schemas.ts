@@ -3,9 +3,11 @@
  * requests, generate the OpenAPI document and give the handlers their types. Numeric query fields
  * carry `error: () => "<field>"` so a coercion failure still names its field.
  */
+
 import { t } from "elysia";
 import { EnvelopeSchema, SourceSchema } from "../core/envelope.ts";
 import { ERROR_STATUS } from "../core/errors.ts";
+import { EventSchema } from "../core/event.ts";
 import { MESSAGE_ID_PATTERN } from "../core/ids.ts";
 
 export const TEXT_MAX_CHARS = 20_000;
@@ -56,6 +58,34 @@ export const UnreadQuery = t.Object({
 });
 
 export const QuarantineQuery = t.Object(ListQuery);
+
+export const EventsQuery = t.Object({
+  since: t.Optional(
+    t.String({
+      pattern: "^(evt_[0-9A-HJKMNP-TV-Z]{26})?$",
+      description: "An event id: only events after it (absent or empty: from the first).",
+      error: () => "since",
+    }),
+  ),
+  limit: t.Optional(
+    t.Integer({ minimum: 1, maximum: 100, default: 20, description: "1 to 100.", error: () => "limit" }),
+  ),
+  wait: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: LONG_POLL_MAX_SECONDS,
+      default: 0,
+      description:
+        "Long poll, 0 to 60 seconds: hold an empty answer until an event is stored or the wait ends.",
+      error: () => "wait",
+    }),
+  ),
+});
+
+export const EventListResponse = t.Object({
+  events: t.Array(EventSchema),
+  next_since: t.String({ description: "The last id returned, else the `since` given (empty when absent)." }),
+});
 
 export const MessageListResponse = t.Object({
   messages: t.Array(EnvelopeSchema),

@@ -40,6 +40,7 @@ export type NormalizedChange =
 export interface StoredEvent {
   id: string;
   kind: EventKind;
+  source: Source;
   channelId: string;
   visible: boolean;
   deliveryId: string | null;
@@ -126,5 +127,12 @@ export function applyChange(ctx: ChangeContext, c: NormalizedChange): StoredEven
     deliveryId = ctx.ids.delivery();
     store.deliveries.insertEventPending(deliveryId, target.id, row.id, target.channel_id, ctx.now);
   }
-  return { id: row.id, kind: row.kind, channelId: row.channel_id, visible: actor.visible, deliveryId };
+  return {
+    id: row.id,
+    kind: row.kind,
+    source: row.source,
+    channelId: row.channel_id,
+    visible: actor.visible,
+    deliveryId,
+  };
 }

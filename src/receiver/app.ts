@@ -1,13 +1,14 @@
 /**
  * The receiver's HTTP face (spec I): exactly `POST /webhook` and `GET /healthz`, as a fetch handler
  * (`gw receiver` serves it; tests call it with Requests). A delivery is answered 204 once its journal row is
- * committed, never after the agent; a delivery id seen before and a verified test delivery
- * (`X-GW-Event: ping`, from `gw doctor`) get 204 and run nothing. Every error body is the spec's envelope.
+ * committed, never after the agent; a delivery id seen before, a verified test delivery (`X-GW-Event:
+ * ping`, from `gw doctor`) and an event delivery (`X-GW-Event: <kind>`) get 204 and run nothing. Every error body is the spec's envelope.
  * `/healthz` needs no bearer and tells liveness and the worker counts.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type Envelope, EnvelopeSchema } from "../core/envelope.ts";
 import { AppError } from "../core/errors.ts";
+import { EVENT_KINDS, EventSchema } from "../core/event.ts";
 import { bodySizeError, bodyUnread, pathOf } from "../core/http-edge.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import { EVENT_HEADER, PING_EVENT } from "../webhooks/sign.ts";
@@ -18,6 +19,7 @@ import { verifyDelivery } from "./verify.ts";
 /** The part of intake.ts the HTTP face uses. */
 export interface ReceiverIntake {
   seen(deliveryId: string): boolean;
+  acknowledge(deliveryId: string): void;
   accept(job: Job, envelopeJson: string): Accepted;
   stats(): { workers: number; running: number; queued: number };
 }
@@ -34,6 +36,8 @@ export interface ReceiverAppDeps {
 export const MAX_DELIVERY_BYTES = 4 * 1024 * 1024;
 
 const envelopeCheck = TypeCompiler.Compile(EnvelopeSchema);
+const eventCheck = TypeCompiler.Compile(EventSchema);
+const EVENT_KIND_SET: ReadonlySet<string> = new Set(EVENT_KINDS);
 const errorResponse = (e: AppError) => Response.json(e.toEnvelope(), { status: e.status });
 const accepted = () => new Response(null, { status: 204 });
 
@@ -80,6 +84,24 @@ function enqueue(deps: ReceiverAppDeps, job: Job, text: string): Response {
   return accepted();
 }
 
+/** An event delivery (`X-GW-Event: <kind>`): verified already, checked, acknowledged, never run. */
+function acknowledgeEvent(deps: ReceiverAppDeps, deliveryId: string, text: string): Response {
+  let event: unknown;
+  try {
+    event = JSON.parse(text);
+  } catch {
+    return errorResponse(new AppError("VALIDATION_FAILED", "The body is not JSON.", {}, { status: 400 }));
+  }
+  if (!eventCheck.Check(event))
+    return errorResponse(new AppError("VALIDATION_FAILED", "The body is not an event.", {}, { status: 400 }));
+  deps.intake.acknowledge(deliveryId);
+  deps.log.info(
+    { delivery_id: deliveryId, kind: (event as { kind: string }).kind },
+    "event delivery acknowledged; nothing to run",
+  );
+  return accepted();
+}
+
 export function createReceiverApp(deps: ReceiverAppDeps) {
   const startedAt = deps.clock.now();
 
@@ -108,6 +130,8 @@ export function createReceiverApp(deps: ReceiverAppDeps) {
       return accepted();
     }
     const text = new TextDecoder().decode(body);
+    if (EVENT_KIND_SET.has(req.headers.get(EVENT_HEADER) ?? ""))
+      return acknowledgeEvent(deps, deliveryId, text);
     const envelope = parseEnvelope(text);
     if (envelope instanceof AppError) return errorResponse(envelope);
     return enqueue(deps, { deliveryId, envelope, receivedAt }, text);

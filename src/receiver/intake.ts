@@ -73,6 +73,10 @@ export function createIntake(deps: IntakeDeps) {
       workers.submit(job);
       return "accepted";
     },
+    /** An event delivery (extensions.md §1): acknowledged, remembered as seen, and never run. */
+    acknowledge(deliveryId: string): void {
+      seen.add(deliveryId);
+    },
     /** Queues the jobs a stop or crash left unfinished, in acceptance order; prunes. Call once, first. */
     recover() {
       const counts = recoverJobs(deps, workers);

@@ -8,9 +8,10 @@
 import type { Clock, Logger } from "../core/ports.ts";
 import type { DeliveryRow } from "../store/deliveries.ts";
 import { envelopeJson } from "../store/envelope.ts";
+import { toEvent } from "../store/events.ts";
 import type { Store } from "../store/store.ts";
 import { type AttemptResult, nextStep } from "./schedule.ts";
-import { signedHeaders } from "./sign.ts";
+import { EVENT_HEADER, signedHeaders } from "./sign.ts";
 
 export const MAX_IN_FLIGHT = 4;
 /** Safety net: look for due rows at least this often even without a wake-up. */
@@ -20,6 +21,8 @@ export const RECORD_RETRY_MS = 1000;
 
 export interface DispatcherDeps {
   store: Store;
+  /** Set when event kinds are pushed too: every delivery then says what it is (`X-GW-Event`). */
+  labelEvents?: boolean;
   url: string;
   secret: string;
   delaysMs: readonly number[];
@@ -34,16 +37,19 @@ export interface DispatcherDeps {
 type AttemptFields = Parameters<Store["deliveries"]["recordAttempt"]>[1];
 
 /**
- * One POST of a delivery's signed envelope; a timeout or a connection failure is an error result. Redirects
+ * One POST of a delivery's signed body; a timeout or a connection failure is an error result. Redirects
  * are not followed.
  */
-async function post(deps: DispatcherDeps, row: DeliveryRow, body: string): Promise<AttemptResult> {
-  const headers = signedHeaders(deps.secret, row.id, Math.floor(deps.clock.now() / 1000), body);
+async function post(deps: DispatcherDeps, row: DeliveryRow, body: Body): Promise<AttemptResult> {
+  const headers: Record<string, string> = {
+    ...signedHeaders(deps.secret, row.id, Math.floor(deps.clock.now() / 1000), body.json),
+  };
+  if (deps.labelEvents) headers[EVENT_HEADER] = body.kind;
   try {
     const res = await deps.fetch(deps.url, {
       method: "POST",
-      headers: { ...headers },
-      body,
+      headers,
+      body: body.json,
       redirect: "manual",
       signal: AbortSignal.timeout(deps.timeoutMs),
     });
@@ -57,17 +63,36 @@ async function post(deps: DispatcherDeps, row: DeliveryRow, body: string): Promi
   }
 }
 
+/** What a delivery posts: the message's envelope, or its event (extensions.md §1). */
+interface Body {
+  kind: string;
+  json: string;
+}
+
+function bodyOf(deps: DispatcherDeps, row: DeliveryRow): Body | null {
+  const { store } = deps;
+  if (row.event_id !== null) {
+    const event = store.events.get(row.event_id);
+    return event ? { kind: event.kind, json: JSON.stringify(toEvent(event)) } : null;
+  }
+  const message = store.messages.get(row.message_id);
+  if (!message || message.allowlist_status === "deleted") return null;
+  return {
+    kind: "message",
+    json: envelopeJson(message, store.attachments.forMessage(message.id), deps.publicBaseUrl),
+  };
+}
+
 /** One attempt of a delivery: what to record (the next state from the schedule), logged. */
 async function attempt(deps: DispatcherDeps, row: DeliveryRow): Promise<AttemptFields> {
-  const { store, log } = deps;
-  const message = store.messages.get(row.message_id);
+  const { log } = deps;
   const attempts = row.attempt_count + 1;
-  if (!message) {
-    const error = "the message of this delivery is not in the store";
+  const body = bodyOf(deps, row);
+  if (!body) {
+    const error = "the message or event of this delivery is not in the store (or was deleted)";
     log.error({ delivery_id: row.id }, error);
     return { status: "dead", attempts, nextAt: null, code: null, error };
   }
-  const body = envelopeJson(message, store.attachments.forMessage(message.id), deps.publicBaseUrl);
   const result = await post(deps, row, body);
   const next = nextStep(attempts, result, deps.delaysMs, deps.random());
   const outcome = { delivery_id: row.id, attempt: attempts, ...result, next: next.state };

@@ -39,6 +39,7 @@ describe("/openapi.json", () => {
         "POST /messages/send",
         "GET /messages/quarantine",
         "GET /attachments/{attachment_id}",
+        "GET /events",
       ].sort(),
     );
   });

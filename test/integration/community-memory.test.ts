@@ -44,6 +44,7 @@ describe("discord.js caches", () => {
         },
         session: () => {},
         guild: () => {},
+        change: () => {},
         ready: () => {},
         reconnecting: () => {},
         closedForGood: () => {},

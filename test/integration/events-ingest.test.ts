@@ -56,7 +56,7 @@ describe("edits", () => {
       data: { text: "hello", previous_text: "helo" },
     });
     expect(events[0]?.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
-    expect(w.announced.map((e) => e.id)).toEqual([events[0]?.id]);
+    expect(w.announced.map((e) => e.id)).toEqual([events[0]?.id as string]);
   });
 
   test("the same text again (an update that changed nothing) is no edit", () => {

@@ -171,6 +171,8 @@ describe("a restart on the same journal", () => {
     first.journal.markStarted("fine");
     first.receiver.start();
     await waitFor(() => (ends(first.agent.records()).length === 1 ? true : undefined), "the run");
+    // The run's end is journaled once the receiver sees the agent exit, just after its last record.
+    await waitFor(() => (first.journal.counts().unfinished === 0 ? true : undefined), "the run journaled");
     expect(starts(first.agent.records()).map(textOf)).toEqual(["fine"]);
     expect(first.journal.counts()).toEqual({ unfinished: 0, finished: 2 });
     expect(first.log.entries.some((e) => e.level === "error" && /given up/.test(e.msg))).toBe(true);

@@ -35,6 +35,7 @@ describe("defaults", () => {
       webhookSecret: null,
       webhookRetryDelaysMs: [5000, 30000, 120000, 600000],
       webhookTimeoutMs: 15000,
+      webhookEvents: ["message"],
       communityBotToken: null,
       communityApiUrl: "https://discord.com/api",
       communityCatchupMaxMessages: 200,

@@ -14,17 +14,21 @@ import type { ChannelStore } from "../../store/channels.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createCatchUpRunner } from "./catch-up-runner.ts";
+import { changesOf } from "./changes.ts";
 import { type ConnectedMark, createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
 import { linkHealth } from "./health.ts";
 import { createInbox, type Inbox } from "./inbox.ts";
 import { createLinkKeeper, type LinkKeeper } from "./link-keeper.ts";
-import { asDiscordMessage, channelFor, kindOf } from "./mapping.ts";
+import { asDiscordMessage, channelFor, type DiscordMessage, displayName, kindOf } from "./mapping.ts";
 import { TOKEN_REJECTED } from "./platform-errors.ts";
 import { createSender } from "./sender.ts";
 import { createSessionCatchUp } from "./session-catch-up.ts";
 import { type CommunityTuning, DEFAULT_TUNING } from "./tuning.ts";
 
 export type { CommunityTuning } from "./tuning.ts";
+
+/** Authors' names kept for reactions in DMs. */
+const KNOWN_NAMES_MAX = 1000;
 
 /** The npm packages behind the link: an unhandled error raised in one restarts the connector. */
 export const DISCORD_LIBRARIES = ["discord.js", "@discordjs/", "@sapphire/", "@vladfrangu/", "ws"] as const;
@@ -114,11 +118,11 @@ function catchUpParts(
 function takeMessage(
   payload: unknown,
   c: { queue: KeyedQueue; inbox: Inbox; mark: ConnectedMark; log: Logger; stopping: AbortSignal },
-): void {
+): DiscordMessage | null {
   const m = asDiscordMessage(payload);
   if (!m) {
     c.log.warn({}, "ignored a MESSAGE_CREATE without the fields gw needs");
-    return;
+    return null;
   }
   const kind = kindOf(m);
   const channelId = channelFor(kind, m.channel_id).id;
@@ -131,6 +135,7 @@ function takeMessage(
     .catch((err) =>
       c.log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
     );
+  return m;
 }
 
 /** The link's health, then the inbox's store failures, then channels whose catch-up keeps failing. */
@@ -173,6 +178,18 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       session: (how, guildIds) => session.onSession(how, guildIds),
       guild: (d) => session.onGuild(d),
       ready: () => session.onReady(),
+      change: (what, d, key) => {
+        const mapped = changesOf(what, d, {
+          key,
+          botId: link()?.botUser()?.id ?? null,
+          now: o.clock.now(),
+          nameOf: (id) => names.get(id) ?? null,
+        });
+        if (!mapped) return log.warn({ dispatch: what }, "ignored a dispatch without the fields gw needs");
+        void queue
+          .push(mapped.channelId, () => inbox.commitChanges(mapped.channelId, mapped.changes))
+          .catch((err) => log.error({ err: String(err) }, "a Discord change could not be handled"));
+      },
     },
   });
   const link = () => keeper.current();
@@ -192,8 +209,15 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     pause: (ms) => pause(ms, stopping.signal),
   });
 
-  const onMessage = (payload: unknown) =>
-    takeMessage(payload, { queue, inbox, mark, log, stopping: stopping.signal });
+  /** The names authors' messages carried, for reactions in DMs (which carry none): bounded, newest kept. */
+  const names = new Map<string, string>();
+  const onMessage = (payload: unknown) => {
+    const m = takeMessage(payload, { queue, inbox, mark, log, stopping: stopping.signal });
+    if (!m) return;
+    names.delete(m.author.id);
+    names.set(m.author.id, displayName(m));
+    if (names.size > KNOWN_NAMES_MAX) names.delete(names.keys().next().value as string);
+  };
   const { runner, session, mark } = catchUpParts(o, t, {
     queue,
     inbox,

@@ -48,6 +48,8 @@ export const CACHE_LIMITS = {
   DMMessageManager: 0,
 } as const;
 
+import type { ChangeDispatch } from "./changes.ts";
+
 export interface LinkOptions {
   token: string;
   /** GW_COMMUNITY_API_URL. */
@@ -73,6 +75,11 @@ export interface LinkEvents {
   session(how: "new" | "resumed", guildIds?: readonly string[]): void;
   /** A GUILD_CREATE payload, raw, before discord.js handles it and before any later dispatch. */
   guild(payload: unknown): void;
+  /**
+   * A dispatch that changes a stored message (edit, delete, reaction); `key` is the dispatch's session id
+   * and sequence, the same when a RESUME replays it.
+   */
+  change(t: ChangeDispatch, payload: unknown, key: string): void;
   /** The shard is ready again (guilds cached after READY, or resumed). */
   ready(): void;
   /** The socket closed and the client is reconnecting. */
@@ -84,7 +91,20 @@ export interface LinkEvents {
 
 export type DiscordLink = ReturnType<typeof openDiscordLink>;
 
-type ReadyData = { user?: { id?: string; username?: string; global_name?: string | null }; guilds?: unknown };
+type ReadyData = {
+  user?: { id?: string; username?: string; global_name?: string | null };
+  guilds?: unknown;
+  session_id?: unknown;
+};
+
+/** The dispatches that change stored messages, and what gw calls them (changes.ts). */
+const CHANGE_DISPATCHES = new Map<string, ChangeDispatch>([
+  [GatewayDispatchEvents.MessageUpdate, "update"],
+  [GatewayDispatchEvents.MessageDelete, "delete"],
+  [GatewayDispatchEvents.MessageDeleteBulk, "delete_bulk"],
+  [GatewayDispatchEvents.MessageReactionAdd, "reaction_add"],
+  [GatewayDispatchEvents.MessageReactionRemove, "reaction_remove"],
+]);
 const guildIdsOf = (guilds: unknown): string[] =>
   Array.isArray(guilds)
     ? guilds.flatMap((g: { id?: unknown } | null) => (typeof g?.id === "string" ? [g.id] : []))
@@ -98,6 +118,8 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
       GatewayIntentBits.GuildMessages,
       GatewayIntentBits.DirectMessages,
       GatewayIntentBits.MessageContent,
+      GatewayIntentBits.GuildMessageReactions,
+      GatewayIntentBits.DirectMessageReactions,
     ],
     partials: [Partials.Channel],
     allowedMentions: { parse: [] },
@@ -133,6 +155,8 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
     handlePacket(packet?: { t?: unknown }, shard?: unknown): boolean;
   };
   const handlePacket = manager.handlePacket.bind(manager);
+  /** The gateway session (READY), part of each change's key. */
+  let session = "";
   manager.handlePacket = (packet, shard) => {
     try {
       return handlePacket(packet, shard);
@@ -146,6 +170,7 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
     GatewayDispatchEvents.Ready,
     dropOnThrow("READY", (d: ReadyData) => {
       if (d.user?.id) bot = { id: d.user.id, name: d.user.global_name || d.user.username || d.user.id };
+      session = typeof d.session_id === "string" ? d.session_id : "";
       on.session("new", guildIdsOf(d.guilds));
     }),
   );
@@ -157,6 +182,15 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
   client.ws.on(
     GatewayDispatchEvents.MessageCreate,
     dropOnThrow("MESSAGE_CREATE", (d: unknown) => on.message(d)),
+  );
+  // The raw event carries the dispatch's sequence, which a RESUME replay repeats: with the session id,
+  // the key that stores a change once.
+  client.on(
+    Events.Raw,
+    dropOnThrow("change", (packet: { t?: unknown; s?: unknown; d?: unknown }) => {
+      const what = CHANGE_DISPATCHES.get(String(packet?.t));
+      if (what) on.change(what, packet.d, `${session}:${String(packet.s)}`);
+    }),
   );
   client.on(Events.ShardReady, () => on.ready());
   client.on(Events.ShardResume, () => on.ready());

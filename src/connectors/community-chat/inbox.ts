@@ -7,6 +7,7 @@
 import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
 import { createSlots } from "../../core/slots.ts";
+import type { NormalizedChange } from "../../ingest/changes.ts";
 import { type Ingest, removeStaged, type StagedAttachment } from "../../ingest/ingest.ts";
 import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { downloadAll } from "./attachments.ts";
@@ -104,9 +105,30 @@ export function createInbox(deps: InboxDeps) {
     }
   };
 
+  /** Stores changes to stored messages (edits, deletes, reactions), retried like a batch of messages. */
+  const commitChanges = async (channelId: string, changes: readonly NormalizedChange[]): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      if (deps.signal.aborted || !ingest) return;
+      try {
+        ingest({ source: "community_chat", messages: [], cursor: null, changes });
+        storeError = null;
+        return;
+      } catch (err) {
+        if (storeError === null)
+          deps.log.error(
+            { err: String(err), channel_id: channelId },
+            "storing Discord changes failed; retrying",
+          );
+        storeError = String(err);
+      }
+      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
+    }
+  };
+
   return {
     stage,
     commit,
+    commitChanges,
     /** Where batches go; null stops storing. */
     setIngest: (target: Ingest | null) => {
       ingest = target;

@@ -15,7 +15,7 @@ import type { CommunityTuning } from "./tuning.ts";
 /** discord.js's `destroy()` has hung under reconnect churn: a stop or restart waits no longer. */
 export const DESTROY_DEADLINE_MS = 3_000;
 
-export type KeeperEvents = Pick<LinkEvents, "message" | "session" | "guild" | "ready">;
+export type KeeperEvents = Pick<LinkEvents, "message" | "session" | "guild" | "ready" | "change">;
 
 export function createLinkKeeper(deps: {
   token: string;
@@ -55,6 +55,7 @@ export function createLinkKeeper(deps: {
       message: (p) => link === current && deps.events.message(p),
       session: (how, guildIds) => link === current && deps.events.session(how, guildIds),
       guild: (d) => link === current && deps.events.guild(d),
+      change: (t, d, key) => link === current && deps.events.change(t, d, key),
       ready: () => {
         if (link !== current) return;
         restarts = 0;

@@ -17,6 +17,16 @@ export const BUSY_TIMEOUT_MS = 100;
 /** How many rows before a position are looked at to date it (the backfill fence's starting mark). */
 export const TAIL_ROWS = 500;
 
+/**
+ * The rows each query reads: after a ROWID; by ROWIDs; or dated from an instant on (Apple time, `date`
+ * is indexed) and edited or unsent since (`date_edited` is not indexed, so it filters that short range).
+ */
+const WHERE = {
+  after: "m.ROWID > ?1",
+  ids: "m.ROWID IN (SELECT value FROM json_each(?1))",
+  edited: "m.date >= ?1 AND m.date_edited > 0",
+} as const;
+
 /** One message row as the connector sees it (see rowQuery for the exact columns). */
 export type ChatDbRow = {
   rowid: number;
@@ -31,6 +41,12 @@ export type ChatDbRow = {
   date_raw: string | null;
   item_type: number | null;
   associated_message_type: number | null;
+  /** A tapback's target: `p:N/<GUID>`, `bp:<GUID>` or a bare GUID. */
+  associated_message_guid: string | null;
+  /** A custom-emoji tapback's emoji (2006, Sequoia+). */
+  associated_message_emoji: string | null;
+  /** When the row was last edited or unsent (epoch ms); null: never. */
+  date_edited: number | null;
   balloon_bundle_id: string | null;
   thread_originator_guid: string | null;
   is_empty: number | null;
@@ -85,7 +101,7 @@ function pick(
  * The message query for the columns present: rows after a ROWID (`?1`, at most `?2`), or the rows whose
  * ROWIDs are listed in the JSON array `?1`. Pure.
  */
-export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
+export function rowQuery(c: Columns, by: "after" | "ids" | "edited" = "after"): string {
   const m = c.message;
   return `
     SELECT m.ROWID AS rowid, CAST(m.guid AS TEXT) AS guid, ${pick(m, "m", "text")},
@@ -94,6 +110,8 @@ export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
       COALESCE(m.is_from_me, 0) AS is_from_me,
       ${DATE_MS("COALESCE(m.date, 0)")} AS date_ms, CAST(m.date AS TEXT) AS date_raw,
       ${pick(m, "m", "item_type", "item_type", null)}, ${pick(m, "m", "associated_message_type", "associated_message_type", null)},
+      ${pick(m, "m", "associated_message_guid")}, ${pick(m, "m", "associated_message_emoji")},
+      ${m.has("date_edited") ? `CASE WHEN m.date_edited > 0 THEN ${DATE_MS("m.date_edited")} END` : "NULL"} AS date_edited,
       ${pick(m, "m", "balloon_bundle_id")}, ${pick(m, "m", "thread_originator_guid")}, ${pick(m, "m", "is_empty", "is_empty", null)},
       CAST(c.guid AS TEXT) AS chat_guid, ${pick(c.chat, "c", "style", "chat_style", null)}, ${pick(c.chat, "c", "chat_identifier")},
       ${pick(c.chat, "c", "service_name", "chat_service")}
@@ -101,9 +119,9 @@ export function rowQuery(c: Columns, by: "after" | "ids" = "after"): string {
     LEFT JOIN handle h ON h.ROWID = m.handle_id
     LEFT JOIN chat c ON c.ROWID = (SELECT MIN(j.chat_id) FROM chat_message_join j
       JOIN chat jc ON jc.ROWID = j.chat_id WHERE j.message_id = m.ROWID)
-    WHERE ${by === "after" ? "m.ROWID > ?1" : "m.ROWID IN (SELECT value FROM json_each(?1))"}
+    WHERE ${WHERE[by]}
     ORDER BY m.ROWID
-    ${by === "after" ? "LIMIT ?2" : ""}`;
+    ${by === "ids" ? "" : "LIMIT ?2"}`;
 }
 
 function attachmentQuery(c: Columns, many = false): string {
@@ -122,6 +140,8 @@ export interface ChatDb {
   rowsAfter(cursor: number, limit?: number): ChatDbRow[];
   /** The rows with these ROWIDs that still exist, in ROWID order. */
   rowsByIds(rowids: readonly number[]): ChatDbRow[];
+  /** Rows dated `sinceMs` or later that were edited or unsent (at most `limit`), in ROWID order. */
+  editedSince(sinceMs: number, limit?: number): ChatDbRow[];
   /** The newest `date` (epoch ms) among the TAIL_ROWS rows up to `rowid`; null when there are none. */
   dateNear(rowid: number): number | null;
   attachments(rowid: number): ChatDbAttachment[];
@@ -155,6 +175,9 @@ export function openChatDb(path: string): ChatDb {
   };
   const rows = db.query<ChatDbRow, [number, number]>(rowQuery(cols));
   const byIds = db.query<ChatDbRow, [string]>(rowQuery(cols, "ids"));
+  const edited = cols.message.has("date_edited")
+    ? db.query<ChatDbRow, [number, number]>(rowQuery(cols, "edited"))
+    : null;
   const near = db.query<{ d: number | null }, [number, number]>(
     `SELECT MAX(${DATE_MS("date")}) AS d FROM message WHERE ROWID <= ?1 AND ROWID > ?1 - ?2`,
   );
@@ -178,6 +201,9 @@ export function openChatDb(path: string): ChatDb {
     rowsByIds: read((rowids: readonly number[]) =>
       rowids.length === 0 ? [] : byIds.all(JSON.stringify(rowids)).map(withBody),
     ),
+    editedSince: read((sinceMs: number, limit: number = BATCH_ROWS) =>
+      edited ? edited.all(appleNanosOf(sinceMs), limit).map(withBody) : [],
+    ),
     dateNear: read((rowid: number) => near.get(rowid, TAIL_ROWS)?.d ?? null),
     attachments: read((rowid: number) => atts.all(rowid)),
     attachmentsOf: read((rowids: readonly number[]) => {
@@ -191,6 +217,11 @@ export function openChatDb(path: string): ChatDb {
     identity: () => fileIdentity(path),
     close: () => db.close(),
   };
+}
+
+/** Epoch milliseconds as chat.db's `date` (nanoseconds since 2001-01-01). */
+export function appleNanosOf(ms: number): number {
+  return (ms - 978_307_200_000) * 1_000_000;
 }
 
 export function fileIdentity(path: string): string {

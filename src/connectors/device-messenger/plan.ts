@@ -3,6 +3,7 @@
  * pending, and where the cursor moves. Pending rows come first, then the rows after the cursor, in ROWID
  * order. A row waiting for its attachments never holds the cursor but holds every later row of its chat, so
  * each chat stays in order; it goes out when they are ready, or after `waitMs` without them (`late`).
+ * Tapbacks become reactions, except old ones re-inserted by iCloud (dated past the fence).
  */
 import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
 import { classifyRow } from "./rows.ts";
@@ -46,6 +47,8 @@ export interface PlanInput {
 export interface Plan {
   /** In ROWID order; `late` ones go out without the attachments that never became ready. */
   deliver: { input: RowInput; late: boolean }[];
+  /** Tapback rows consumed (not fenced), in ROWID order: they become reaction events. */
+  reactions: ChatDbRow[];
   fenced: ChatDbRow[];
   pending: PendingEntry[];
   /** The last new row consumed (null: none). */
@@ -66,6 +69,7 @@ export function planRead(p: PlanInput): Plan {
   const deliver: Plan["deliver"] = [];
   const pending: PendingEntry[] = [];
   const fenced: ChatDbRow[] = [];
+  const reactions: ChatDbRow[] = [];
   const wait = (input: RowInput, first: number) => {
     pending.push({ rowid: input.row.rowid, since: first });
     blocked.add(input.row.chat_guid ?? "");
@@ -89,18 +93,21 @@ export function planRead(p: PlanInput): Plan {
       break;
     }
     cursor = row.rowid;
-    const deliverable =
-      classifyRow(row, Math.max(input.attachments.length, input.announced), input.text) === "deliver";
-    if (deliverable && p.fenceMs > 0 && highWater !== null && row.date_ms < highWater - p.fenceMs) {
+    const kind = classifyRow(row, Math.max(input.attachments.length, input.announced), input.text);
+    const deliverable = kind === "deliver";
+    const old = p.fenceMs > 0 && highWater !== null && row.date_ms < highWater - p.fenceMs;
+    if (deliverable && old) {
       fenced.push(row);
       continue;
     }
     const counted = Math.min(row.date_ms, latest);
     highWater = highWater === null ? counted : Math.max(highWater, counted);
+    // An old tapback re-inserted by iCloud is no reaction now (and, not being a message, not counted).
+    if (kind === "reaction" && !old) reactions.push(row);
     if (!deliverable) continue;
     if (blocked.has(row.chat_guid ?? "") || (!input.ready && p.waitMs > 0)) wait(input, p.now);
     else deliver.push({ input, late: !input.ready });
   }
   deliver.sort((a, b) => a.input.row.rowid - b.input.row.rowid);
-  return { deliver, fenced, pending, cursor, highWater, held };
+  return { deliver, reactions, fenced, pending, cursor, highWater, held };
 }

@@ -26,6 +26,8 @@ export { NO_CHAT_WAIT_MS } from "./row-messages.ts";
 
 /** Read even without a sign of change this often (a missed notification, a clock jump). */
 const FORCE_EVERY_MS = 5_000;
+/** How far back edited and unsent rows are looked for: Messages' 15-minute edit window, and a minute more. */
+export const EDIT_WINDOW_MS = 16 * 60_000;
 /** During a long read, progress is logged this often. */
 const PROGRESS_EVERY_MS = 2_000;
 
@@ -147,8 +149,14 @@ async function readBatch(r: Reader, chatDb: ChatDb): Promise<{ rows: number; mor
     fencedLastAt: plan.fenced.length > 0 ? now : before.fencedLastAt,
   };
   const to = plan.cursor ?? from;
-  if (messages.length > 0 || to !== from || JSON.stringify(next) !== JSON.stringify(before))
-    position.commit(messages, to, next);
+  const changes = plan.reactions.flatMap((row) => rows.reactionOf(row, now) ?? []);
+  if (
+    messages.length > 0 ||
+    changes.length > 0 ||
+    to !== from ||
+    JSON.stringify(next) !== JSON.stringify(before)
+  )
+    position.commit(messages, to, next, changes);
   if (plan.fenced.length > 0) {
     const dates = plan.fenced.map((row) => row.date_ms);
     deps.log.warn(
@@ -162,6 +170,19 @@ async function readBatch(r: Reader, chatDb: ChatDb): Promise<{ rows: number; mor
     );
   }
   return { rows: fresh.length, more: !plan.held && fresh.length === BATCH_ROWS };
+}
+
+/**
+ * Edits and unsends change rows in place, where a ROWID cursor never looks again: after chat.db changed,
+ * the rows dated within EDIT_WINDOW_MS (Messages allows edits for 15 minutes, unsends for 2) that carry
+ * an edit time are looked at again; ingest drops what it stored already (the key holds the edit time).
+ */
+function scanEdits({ deps, rows, position }: Reader, chatDb: ChatDb): void {
+  const now = deps.clock.now();
+  const changes = chatDb
+    .editedSince(now - EDIT_WINDOW_MS)
+    .flatMap((row) => rows.editChangeOf(row, now) ?? []);
+  position.applyChanges(changes);
 }
 
 /**
@@ -179,6 +200,7 @@ async function readAll(r: Reader, chatDb: ChatDb, stillOpen: () => boolean): Pro
     started - read.lastRead < FORCE_EVERY_MS
   )
     return 0;
+  const changed = version !== read.lastVersion;
   read.lastVersion = version;
   read.lastRead = started;
   updateLag(r, chatDb);
@@ -200,6 +222,8 @@ async function readAll(r: Reader, chatDb: ChatDb, stillOpen: () => boolean): Pro
     }
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  // After the new rows, so events are stored in the order things happened.
+  if (changed) scanEdits(r, chatDb);
   updateLag(r, chatDb);
   return seen;
 }

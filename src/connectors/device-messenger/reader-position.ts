@@ -5,6 +5,7 @@
  */
 import type { Source } from "../../core/envelope.ts";
 import type { Logger } from "../../core/ports.ts";
+import type { NormalizedChange } from "../../ingest/changes.ts";
 import type { Ingest, NormalizedMessage } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import type { ChatDb } from "./chat-db.ts";
@@ -30,9 +31,20 @@ export function createReaderPosition(deps: {
   const cursor = (): number | null => current()?.position ?? null;
   const state = (): ReaderState => current()?.state ?? { ...EMPTY_STATE };
 
-  /** Stores a batch with the new position and state, then remembers them. */
-  const commit = (messages: NormalizedMessage[], position: number, next: ReaderState) => {
-    deps.ingest({ source: SOURCE, messages, cursor: String(position), cursorState: JSON.stringify(next) });
+  /** Stores a batch (messages and changes) with the new position and state, then remembers them. */
+  const commit = (
+    messages: NormalizedMessage[],
+    position: number,
+    next: ReaderState,
+    changes: readonly NormalizedChange[] = [],
+  ) => {
+    deps.ingest({
+      source: SOURCE,
+      messages,
+      cursor: String(position),
+      cursorState: JSON.stringify(next),
+      ...(changes.length > 0 ? { changes } : {}),
+    });
     mine = { position, state: next };
     deps.advanced(position);
   };
@@ -52,7 +64,12 @@ export function createReaderPosition(deps: {
     );
   };
 
-  return { cursor, state, commit, placeOn };
+  /** Changes found outside the cursor's way (edits and unsends of rows already read). */
+  const applyChanges = (changes: readonly NormalizedChange[]) => {
+    if (changes.length > 0) deps.ingest({ source: SOURCE, messages: [], cursor: null, changes });
+  };
+
+  return { cursor, state, commit, placeOn, applyChanges };
 }
 
 export type ReaderPosition = ReturnType<typeof createReaderPosition>;

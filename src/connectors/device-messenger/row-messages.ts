@@ -8,12 +8,22 @@
 import type { IdFactory } from "../../core/ids.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import { createSlots } from "../../core/slots.ts";
+import type { NormalizedChange } from "../../ingest/changes.ts";
 import type { NormalizedMessage } from "../../ingest/ingest.ts";
 import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { attachmentState, stageAttachments } from "./attachments.ts";
 import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
 import type { RowInput } from "./plan.ts";
-import { announcedAttachments, bodyText, channelOf, classifyRow, rawOf, rowText } from "./rows.ts";
+import {
+  announcedAttachments,
+  bodyText,
+  channelOf,
+  classifyRow,
+  editOf,
+  rawOf,
+  rowText,
+  tapbackOf,
+} from "./rows.ts";
 import { OWN_SENDER } from "./sender.ts";
 
 export const NO_CHAT_WAIT_MS = 10_000;
@@ -36,6 +46,35 @@ export interface RowMessageDeps {
   ids: IdFactory;
   clock: Clock;
   log: Logger;
+}
+
+/** A tapback row as a reaction change (null when its kind or target cannot be read). */
+function reactionOf(row: ChatDbRow, now: number): NormalizedChange | null {
+  const t = tapbackOf(row);
+  if (!t) return null;
+  const own = row.is_from_me === 1;
+  return {
+    kind: "reaction",
+    source: "device_messenger",
+    targetPlatformId: t.targetGuid,
+    emoji: t.emoji,
+    added: t.added,
+    reactor: own ? OWN_SENDER : { id: row.handle ?? "", displayName: row.handle ?? "" },
+    byOwner: own,
+    timestampMs: representable(row.date_ms) ? row.date_ms : now,
+    dedupeKey: `imessage:tapback:${row.guid}`,
+  };
+}
+
+/** An edited or unsent row as its change; the key holds the edit's time, so each new edit is new. */
+function editChangeOf(row: ChatDbRow, now: number): NormalizedChange | null {
+  const e = editOf(row);
+  if (!e) return null;
+  const at = row.date_edited !== null && representable(row.date_edited) ? row.date_edited : now;
+  const base = { source: "device_messenger" as const, targetPlatformId: row.guid, timestampMs: at };
+  return e.kind === "delete"
+    ? { ...base, kind: "delete", dedupeKey: `imessage:delete:${row.guid}` }
+    : { ...base, kind: "edit", text: e.text, dedupeKey: `imessage:edit:${row.guid}:${row.date_edited}` };
 }
 
 export function createRowMessages(deps: RowMessageDeps) {
@@ -114,6 +153,8 @@ export function createRowMessages(deps: RowMessageDeps) {
   return {
     inputOf,
     toMessage,
+    reactionOf,
+    editChangeOf,
     /** Rows the cursor passed (delivered or skipped) are never looked at again. */
     forgetUpTo(position: number): void {
       for (const rowid of waitingForChat.keys()) if (rowid <= position) waitingForChat.delete(rowid);

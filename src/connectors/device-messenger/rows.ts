@@ -1,5 +1,5 @@
 /**
- * Turning chat.db rows into gw messages (pure). `classifyRow` decides deliver or skip (chatdb.md §5):
+ * Turning chat.db rows into gw messages and changes (pure). `classifyRow` decides deliver or skip (chatdb.md §5):
  * ordinary messages are delivered; tapbacks/sticker reactions/poll votes, group events, other system
  * rows and empty rows are skipped. `channelOf` maps a chat to gw's channel id (decisions.md): the
  * handle for one-to-one chats, the chat GUID for groups (`chat.style` 43), failing closed on an unknown
@@ -42,6 +42,54 @@ export function announcedAttachments(raw: string | null): number {
 export function isReaction(associatedType: number | null): boolean {
   const t = associatedType ?? 0;
   return t === 1000 || t === 4000 || (t >= 2000 && t <= 2999) || (t >= 3000 && t <= 3999);
+}
+
+/** Tapback kinds 2000–2007 (a removal is the same kind + 1000); 2006 takes the row's own emoji. */
+const TAPBACK_EMOJI: Record<number, string> = {
+  0: "❤️",
+  1: "👍",
+  2: "👎",
+  3: "😂",
+  4: "‼️",
+  5: "❓",
+  7: "🖼️",
+};
+
+/** The GUID a tapback points at: `p:N/<GUID>` (part N), `bp:<GUID>` (balloon) or a bare GUID. */
+export function tapbackTarget(associated: string | null): string | null {
+  if (!associated) return null;
+  const slash = associated.indexOf("/");
+  const guid =
+    associated.startsWith("p:") && slash > 0
+      ? associated.slice(slash + 1)
+      : associated.startsWith("bp:")
+        ? associated.slice(3)
+        : associated;
+  return guid.trim() === "" ? null : guid;
+}
+
+/** A tapback row (2000–2007 adds, 3000–3007 removes) as a reaction to its target; null for any other row. */
+export function tapbackOf(
+  row: Pick<ChatDbRow, "associated_message_type" | "associated_message_guid" | "associated_message_emoji">,
+): { targetGuid: string; emoji: string; added: boolean } | null {
+  const t = row.associated_message_type ?? 0;
+  const added = t >= 2000 && t <= 2007;
+  if (!added && !(t >= 3000 && t <= 3007)) return null;
+  const emoji = t % 1000 === 6 ? row.associated_message_emoji : TAPBACK_EMOJI[t % 1000];
+  const targetGuid = tapbackTarget(row.associated_message_guid);
+  return emoji && targetGuid ? { targetGuid, emoji, added } : null;
+}
+
+/**
+ * What an edited row (date_edited set) now says: unsent (`is_empty`, the body cleared), or its latest
+ * text, which Messages writes into the row's body in place (the history stays in message_summary_info).
+ */
+export function editOf(
+  row: Pick<ChatDbRow, "is_empty" | "text" | "body">,
+): { kind: "delete" } | { kind: "edit"; text: string } | null {
+  if (row.is_empty === 1) return { kind: "delete" };
+  const text = bodyText(row);
+  return text === null ? null : { kind: "edit", text };
 }
 
 export function classifyRow(row: ChatDbRow, visibleAttachments: number, text = bodyText(row)): RowKind {

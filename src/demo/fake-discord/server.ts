@@ -154,6 +154,45 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       if (input.dispatch !== false) gateway.dispatch("MESSAGE_CREATE", message);
       return message;
     },
+    /** A user edits a message: its content changes in history and MESSAGE_UPDATE goes out. */
+    edit(channelId: string, messageId: string, content: string): Payload {
+      const list = world.history.get(channelId) ?? [];
+      const i = list.findIndex((m) => m.id === messageId);
+      const old = list[i];
+      if (!old) throw new Error(`fake Discord: no message ${messageId} in ${channelId}`);
+      const edited = { ...old, content, edited_timestamp: new Date().toISOString() };
+      list[i] = edited;
+      gateway.dispatch("MESSAGE_UPDATE", edited);
+      return edited;
+    },
+    /** Messages deleted (one: MESSAGE_DELETE; several: MESSAGE_DELETE_BULK), gone from history. */
+    remove(channelId: string, messageIds: readonly string[]): void {
+      const channel = world.channel(channelId);
+      world.history.set(
+        channelId,
+        (world.history.get(channelId) ?? []).filter((m) => !messageIds.includes(m.id as string)),
+      );
+      const where = { channel_id: channelId, ...(channel?.guildId ? { guild_id: channel.guildId } : {}) };
+      if (messageIds.length === 1) gateway.dispatch("MESSAGE_DELETE", { id: messageIds[0], ...where });
+      else gateway.dispatch("MESSAGE_DELETE_BULK", { ids: [...messageIds], ...where });
+    },
+    /** A user adds (or removes) a reaction: MESSAGE_REACTION_ADD (_REMOVE), with the member in guilds. */
+    react(channelId: string, messageId: string, user: FakeUser, emoji: string, remove = false): void {
+      const channel = world.channel(channelId);
+      const custom = /^<(a?):([^:]*):(\d+)>$/.exec(emoji);
+      const payload = {
+        user_id: user.id,
+        channel_id: channelId,
+        message_id: messageId,
+        emoji: custom
+          ? { id: custom[3], name: custom[2], animated: custom[1] === "a" }
+          : { id: null, name: emoji },
+        ...(channel?.guildId
+          ? { guild_id: channel.guildId, member: { user: world.userPayload(user), roles: [], nick: null } }
+          : {}),
+      };
+      gateway.dispatch(remove ? "MESSAGE_REACTION_REMOVE" : "MESSAGE_REACTION_ADD", payload);
+    },
     history: (channelId: string): Payload[] => [...(world.history.get(channelId) ?? [])],
     gateway: gateway.control,
     requests: rest.requests,
