@@ -6,7 +6,7 @@
  */
 import { encodeTime } from "ulid";
 import type { GwEvent } from "../core/event.ts";
-import type { ApiClient, ApiResponse } from "./api-client.ts";
+import type { ApiResponse } from "./api-client.ts";
 import {
   BACKOFF_MS,
   CHANNEL_METHOD,
