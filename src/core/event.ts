@@ -20,7 +20,12 @@ export const EventSchema = Type.Object({
     pattern: EVENT_ID_PATTERN,
     description: "evt_ + ULID, ascending in the order gw stored them.",
   }),
-  kind: Type.Unsafe<EventKind>(Type.String({ enum: [...EVENT_KINDS] })),
+  kind: Type.Union([
+    Type.Literal(EVENT_KINDS[0]),
+    Type.Literal(EVENT_KINDS[1]),
+    Type.Literal(EVENT_KINDS[2]),
+    Type.Literal(EVENT_KINDS[3]),
+  ]),
   source: SourceSchema,
   channel_id: Type.String(),
   message_id: Type.String({ pattern: MESSAGE_ID_PATTERN, description: "The message the event changes." }),

@@ -130,6 +130,35 @@ describe("gw mcp --channel", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  test("an edit, a tapback and an unsend are pushed once each as a readable line with the event's meta", async () => {
+    const msg = chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "dinner at 8?" });
+    const before = (await until(channel.pushed, channel.pushed.length + 1)).length;
+    chat.writer.message({
+      chatGuid: FRIEND_CHAT,
+      from: FRIEND,
+      text: "",
+      associatedMessageType: 2001,
+      associatedMessageGuid: `p:0/${msg.guid}`,
+    });
+    await until(channel.pushed, before + 1);
+    chat.writer.edit(msg.rowid, "dinner at 9?");
+    await until(channel.pushed, before + 2);
+    chat.writer.unsend(msg.rowid);
+    const now = await until(channel.pushed, before + 3);
+    expect(now.slice(before).map((p) => p.content)).toEqual([
+      'Ann reacted 👍 to "dinner at 8?"',
+      'Ann edited: "dinner at 9?"',
+      "Ann unsent a message",
+    ]);
+    expect(now.slice(before).map((p) => p.meta.event)).toEqual([
+      "reaction.added",
+      "message.edited",
+      "message.deleted",
+    ]);
+    expect(now.at(-1)?.meta).toMatchObject({ channel_id: FRIEND, platform: "device_messenger" });
+    expect(now.at(-1)?.meta.event_id).toMatch(/^evt_/);
+  });
+
   test("without the flag nothing is pushed", () => {
     expect(channel.pushed.length).toBeGreaterThanOrEqual(6);
     expect(plain.pushed).toEqual([]);

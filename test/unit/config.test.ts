@@ -214,3 +214,24 @@ test("secretValues lists the configured secrets", () => {
   });
   expect(secretValues(c).sort()).toEqual(["bot", "tok", "whsec"]);
 });
+
+describe("GW_WEBHOOK_EVENTS", () => {
+  test("a comma list of message and event kinds, or all; an unknown word or an empty list is refused", () => {
+    expect(ok({ ...TOKEN, GW_WEBHOOK_EVENTS: "message, reaction.added,message" }).webhookEvents).toEqual([
+      "message",
+      "reaction.added",
+    ]);
+    expect(ok({ ...TOKEN, GW_WEBHOOK_EVENTS: "ALL" }).webhookEvents).toEqual([
+      "message",
+      "message.edited",
+      "message.deleted",
+      "reaction.added",
+      "reaction.removed",
+    ]);
+    expect(problems({ GW_WEBHOOK_EVENTS: "reaction.add" })[0]).toMatchObject({
+      variable: "GW_WEBHOOK_EVENTS",
+      problem: expect.stringContaining("reaction.add"),
+    });
+    expect(problems({ GW_WEBHOOK_EVENTS: " , " })[0]?.variable).toBe("GW_WEBHOOK_EVENTS");
+  });
+});

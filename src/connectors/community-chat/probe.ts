@@ -58,6 +58,10 @@ export async function probeDiscord(
       what: "the Message Content intent is off for this bot: gw would be refused (close 4014)",
       fix: "Developer Portal → your application → Bot → Privileged Gateway Intents: enable Message Content",
     });
-  else lines.push({ ok: true, what: "Discord Message Content intent enabled" });
+  else
+    lines.push({
+      ok: true,
+      what: "Discord Message Content intent enabled (the reaction intents gw also asks for need no switch)",
+    });
   return lines;
 }
