@@ -40,20 +40,19 @@ export const ListQuery = {
   ),
 };
 
+/** The long poll's `wait` (0 to 60 seconds; 0 answers at once). */
+const waitParam = (description: string) =>
+  t.Optional(
+    t.Integer({ minimum: 0, maximum: LONG_POLL_MAX_SECONDS, default: 0, description, error: () => "wait" }),
+  );
+
 export const UnreadQuery = t.Object({
   source: t.Optional(SourceSchema),
   channel_id: t.Optional(t.String({ description: "One channel." })),
   ...ListQuery,
-  wait: t.Optional(
-    t.Integer({
-      minimum: 0,
-      maximum: LONG_POLL_MAX_SECONDS,
-      default: 0,
-      description:
-        "Long poll, 0 to 60 seconds (beyond the spec, additive). When nothing matches, hold the answer until a " +
-        "matching allowlisted message is stored or the wait ends (then the empty page). 0: answer at once.",
-      error: () => "wait",
-    }),
+  wait: waitParam(
+    "Long poll, 0 to 60 seconds (beyond the spec, additive). When nothing matches, hold the answer until a " +
+      "matching allowlisted message is stored or the wait ends (then the empty page). 0: answer at once.",
   ),
 });
 
@@ -70,15 +69,8 @@ export const EventsQuery = t.Object({
   limit: t.Optional(
     t.Integer({ minimum: 1, maximum: 100, default: 20, description: "1 to 100.", error: () => "limit" }),
   ),
-  wait: t.Optional(
-    t.Integer({
-      minimum: 0,
-      maximum: LONG_POLL_MAX_SECONDS,
-      default: 0,
-      description:
-        "Long poll, 0 to 60 seconds: hold an empty answer until an event is stored or the wait ends.",
-      error: () => "wait",
-    }),
+  wait: waitParam(
+    "Long poll, 0 to 60 seconds: hold an empty answer until an event is stored or the wait ends.",
   ),
 });
 

@@ -14,6 +14,7 @@ import {
   type ChannelNotification,
   channelAgentId,
   PAGE,
+  runRounds,
   WAIT_S,
 } from "./channel.ts";
 
@@ -86,18 +87,5 @@ export function followEvents(deps: ChannelDeps): { stop(): Promise<void>; done: 
       since = e.id;
     }
   };
-  const done = (async () => {
-    try {
-      while (!stopping.signal.aborted) await round();
-    } catch (err) {
-      if (!stopping.signal.aborted) log.error({ err: String(err) }, "channel events: stopped");
-    }
-  })();
-  return {
-    done,
-    async stop() {
-      stopping.abort();
-      await done;
-    },
-  };
+  return runRounds(round, stopping, log, "channel events");
 }

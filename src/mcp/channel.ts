@@ -83,6 +83,32 @@ export interface ChannelDeps {
 }
 
 /**
+ * Runs `round` until `stop`. A round that throws means the client is gone (a notification could not be
+ * written): nothing more to push to, so the loop ends with a log line.
+ */
+export function runRounds(
+  round: () => Promise<unknown>,
+  stopping: AbortController,
+  log: Logger,
+  what: string,
+): { stop(): Promise<void>; done: Promise<void> } {
+  const done = (async () => {
+    try {
+      while (!stopping.signal.aborted) await round();
+    } catch (err) {
+      if (!stopping.signal.aborted) log.error({ err: String(err) }, `${what}: stopped`);
+    }
+  })();
+  return {
+    done,
+    async stop() {
+      stopping.abort();
+      await done;
+    },
+  };
+}
+
+/**
  * Follows the stream until `stop`; resolves once the loop has ended. It rides the unread long poll (no busy
  * polling) and marks what it pushed read for the companion id; an id set keeps a message from being pushed
  * twice in one run even when marking failed. While `gw serve` is unreachable it retries with capped
@@ -133,19 +159,5 @@ export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done:
     else if (fresh === 0 && !stopping.signal.aborted) await backoff(marked);
   };
 
-  const done = (async () => {
-    try {
-      while (!stopping.signal.aborted) await round();
-    } catch (err) {
-      // The client is gone (a notification could not be written): nothing more to push to.
-      if (!stopping.signal.aborted) log.error({ err: String(err) }, "channel: stopped");
-    }
-  })();
-  return {
-    done,
-    async stop() {
-      stopping.abort();
-      await done;
-    },
-  };
+  return runRounds(round, stopping, log, "channel");
 }

@@ -65,8 +65,37 @@ export function createInbox(deps: InboxDeps) {
   const discard = (staged: readonly StagedAttachment[][]) => removeStaged(deps.attachmentDir, staged.flat());
 
   /**
-   * Waits for the batch's downloads and stores it. A failed transaction is retried with backoff until it
-   * holds, its downloads made again (ingest removes the staged files of a failed batch).
+   * Stores with `write` until it holds (false: nothing to store, the connector stopped): a failed
+   * transaction is logged once while it keeps failing and tried again with backoff (`again` prepares the
+   * next try).
+   */
+  const storeUntilStored = async (
+    channelId: string,
+    what: string,
+    write: () => Promise<boolean> | boolean,
+    again: () => void = () => {},
+  ): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (!(await write())) return;
+        storeError = null;
+        return;
+      } catch (err) {
+        if (storeError === null)
+          deps.log.error(
+            { err: String(err), channel_id: channelId },
+            `storing Discord ${what} failed; retrying`,
+          );
+        storeError = String(err);
+      }
+      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
+      again();
+    }
+  };
+
+  /**
+   * Waits for the batch's downloads and stores it with the channel's new position. A failed transaction
+   * is tried again with its downloads made again (ingest removes the staged files of a failed batch).
    */
   const commit = async (
     channelId: string,
@@ -78,11 +107,17 @@ export function createInbox(deps: InboxDeps) {
     if (!last) return;
     const bot = deps.botId();
     let staged = first;
-    for (let attempt = 0; ; attempt++) {
-      const files = await staged;
-      if (deps.signal.aborted || !ingest) return discard(files);
-      try {
-        ingest({
+    await storeUntilStored(
+      channelId,
+      "messages",
+      async () => {
+        const files = await staged;
+        const target = ingest;
+        if (deps.signal.aborted || !target) {
+          discard(files);
+          return false;
+        }
+        target({
           source: "community_chat",
           messages: payloads.flatMap((m, i) =>
             classify(m, bot) === "deliver" ? [toMessage(m, kind, files[i] ?? [])] : [],
@@ -90,40 +125,22 @@ export function createInbox(deps: InboxDeps) {
           cursor: null,
           ...(deps.holdsPosition(channelId) ? {} : { channelCursor: { channelId, position: last.id } }),
         });
-        storeError = null;
-        return;
-      } catch (err) {
-        if (storeError === null)
-          deps.log.error(
-            { err: String(err), channel_id: channelId },
-            "storing Discord messages failed; retrying",
-          );
-        storeError = String(err);
-      }
-      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
-      staged = stage(payloads);
-    }
+        return true;
+      },
+      () => {
+        staged = stage(payloads);
+      },
+    );
   };
 
-  /** Stores changes to stored messages (edits, deletes, reactions), retried like a batch of messages. */
-  const commitChanges = async (channelId: string, changes: readonly NormalizedChange[]): Promise<void> => {
-    for (let attempt = 0; ; attempt++) {
-      if (deps.signal.aborted || !ingest) return;
-      try {
-        ingest({ source: "community_chat", messages: [], cursor: null, changes });
-        storeError = null;
-        return;
-      } catch (err) {
-        if (storeError === null)
-          deps.log.error(
-            { err: String(err), channel_id: channelId },
-            "storing Discord changes failed; retrying",
-          );
-        storeError = String(err);
-      }
-      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
-    }
-  };
+  /** Stores changes to stored messages (edits, deletes, reactions), tried again like messages. */
+  const commitChanges = (channelId: string, changes: readonly NormalizedChange[]): Promise<void> =>
+    storeUntilStored(channelId, "changes", () => {
+      const target = ingest;
+      if (deps.signal.aborted || !target) return false;
+      target({ source: "community_chat", messages: [], cursor: null, changes });
+      return true;
+    });
 
   return {
     stage,
