@@ -6,8 +6,8 @@
  *   BENCH_SEED=1 BENCH_CHANNELS=2000 bun run bench/soak-discord.ts
  *
  * World: BENCH_USERS users (BENCH_ALLOWED_USERS of them to be allowlisted, about one in three with a
- * server nickname), 10 guilds holding the text channels and one DM channel per 20 channels (half with
- * allowlisted users), BENCH_CHANNELS channels in all. Message k goes to a Zipf-like channel (s = 0.5);
+ * server nickname), 10 guilds holding the text channels and one DM channel per 20 channels (every
+ * other one with an allowlisted user while they last), BENCH_CHANNELS channels in all. Message k goes to a Zipf-like channel (s = 0.5);
  * in a guild its author is an allowlisted user with probability BENCH_ALLOWED_PCT % (else one of the
  * others, Zipf-like: a few talk a lot), in a DM the DM's user; 5 % reply to the channel's previous
  * message; BENCH_ATTACH_PER_MILLE ‰ carry one small file (0.2–4 KiB, served by the fake's CDN).

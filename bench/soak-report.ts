@@ -42,6 +42,8 @@ export interface ProbeHeap {
 
 export interface SoakRun {
   scale: number;
+  /** Least-squares slope of the 1 s RSS samples after the first checkpoint, MiB per 100,000 messages. */
+  trendPer100k: number;
   perSource: number;
   perChunk: number;
   chunks: number;
@@ -98,6 +100,10 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
     row(
       "RSS sampled every second, lowest / highest in the first and in the last 5 % of the messages",
       `${first.windowMinMiB} / ${first.windowMaxMiB} MiB → ${end.windowMinMiB} / ${end.windowMaxMiB} MiB`,
+    ),
+    row(
+      "RSS trend after the first 5 %: least-squares slope of the 1 s samples",
+      `${r.trendPer100k >= 0 ? "+" : ""}${r.trendPer100k} MiB per 100,000 messages`,
     ),
     row(
       `messages stored per second over the soak (paced at ${fmt(r.rps)}/s while posting, catch-up waits included)`,

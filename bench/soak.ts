@@ -38,7 +38,7 @@ import { freePort, waitFor } from "../test/helpers/process.ts";
 import { chatDbPathIn, gwEnvFor } from "./lib/chatdb.ts";
 import { Child, type Msg } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
-import { sampleProc, waitQuiet } from "./lib/proc.ts";
+import { sampleProc, slope, waitQuiet } from "./lib/proc.ts";
 import { report } from "./lib/report.ts";
 import { startSession, withMachineLoad } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
@@ -315,8 +315,14 @@ async function main() {
     warnings.set(msg, (warnings.get(msg) ?? 0) + 1);
   }
 
+  // RSS trend after the first checkpoint: least-squares slope of the 1 s samples, per 100,000 stored.
+  const after = samples.filter((x) => x.tS > (checkpoints[0] as Checkpoint).tS);
+  const trendPer100k = r2(
+    slope(after.map((x) => [x.tS, x.rssMiB] as [number, number])) * (100_000 / ((2 * PER_SOURCE) / soakS)),
+  );
   const run = {
     scale: SCALE,
+    trendPer100k,
     perSource: PER_SOURCE,
     perChunk: PER_CHUNK,
     chunks: CHUNKS,
@@ -362,7 +368,7 @@ async function main() {
       soakS: r1(soakS),
       storedPerS: r1((2 * PER_SOURCE) / soakS),
       deliveredPerS: r1(allowed / soakS),
-      rss: { ratio, checkpoints },
+      rss: { ratio, trendMiBPer100k: trendPer100k, checkpoints },
       lagMs: { stored: run.storeLag, caughtUp: run.lag, ...run.sourceLag },
       postMs: run.postMs,
       machineLoad,
