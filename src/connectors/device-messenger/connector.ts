@@ -15,8 +15,9 @@ import { createPoller, type PollerStatus } from "./poller.ts";
 import { createSender, sweepStagedSends } from "./sender.ts";
 
 /**
- * Messages' writes notify just before their commit is visible, so a read after a notification that finds
- * nothing new is repeated every RECHECK_MS for up to RECHECK_WINDOW_MS.
+ * Messages' writes notify just before their commit is visible, so reads after a notification repeat every
+ * RECHECK_MS until RECHECK_WINDOW_MS after the last one: the read a burst's last notification starts may
+ * find only the burst's earlier rows (each repeat costs `PRAGMA data_version` when nothing changed).
  */
 export const RECHECK_MS = 1;
 export const RECHECK_WINDOW_MS = 50;
@@ -74,12 +75,11 @@ function readerHealth(s: PollerStatus | undefined, now: number): ConnectorHealth
 /**
  * Ticks of the poller, never overlapping (a tick awaits attachment copies: a wake-up during one runs one
  * more after it); a failure is logged when it changes and once a minute while it lasts. `pickUp` is the
- * leading-edge read of a file notification, repeated every RECHECK_MS while it finds nothing and the
- * notification's window lasts.
+ * leading-edge read of a file notification, repeated every RECHECK_MS while the notification's window
+ * lasts.
  */
 function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   let lastError = { text: "", at: 0 };
-  let lastSeen = 0;
   let running: Promise<void> | null = null;
   let again = false;
   let recheck: ReturnType<typeof setTimeout> | null = null;
@@ -88,7 +88,7 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
     const p = poller();
     if (!p) return;
     try {
-      lastSeen = await p.tick();
+      await p.tick();
       lastError = { text: "", at: 0 };
     } catch (err) {
       const text = String(err);
@@ -115,7 +115,7 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   };
   const pickUp = async (): Promise<void> => {
     await run();
-    if (lastSeen > 0 || !poller() || recheck || clock.now() >= recheckUntil) return;
+    if (!poller() || recheck || clock.now() >= recheckUntil) return;
     recheck = setTimeout(() => {
       recheck = null;
       void pickUp();
