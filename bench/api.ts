@@ -39,7 +39,7 @@ import type { MessageRow } from "../src/store/messages.ts";
 import { openStore } from "../src/store/store.ts";
 import { waitQuiet } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import { intEnv, mulberry32, percentile } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
@@ -707,10 +707,9 @@ function measureUnread(dbs: readonly { rows: number; path: string; agents: reado
     for (const a of d.agents) {
       const key = `${d.rows}\u0000${a}`;
       const xs = Float64Array.from(samples.get(key) ?? []).sort();
-      const at = (q: number) => xs[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)] ?? Number.NaN;
       timings[a] = {
-        p50: at(0.5),
-        p99: at(0.99),
+        p50: percentile(xs, 50),
+        p99: percentile(xs, 99),
         mean: xs.reduce((s, x) => s + x, 0) / xs.length,
         rows: (rowsSeen.get(key) ?? 0) / xs.length,
       };
@@ -740,7 +739,7 @@ function pageBreakdown(path: string, agent: string, iters: number) {
         fn();
         xs[i] = (Bun.nanoseconds() - t0) / 1000;
       }
-      return xs.sort()[Math.floor(iters / 2)] ?? Number.NaN;
+      return percentile(xs.sort(), 50);
     };
     return {
       unreadUs: median(() => store.reads.unread(agent, f)),

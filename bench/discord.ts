@@ -51,7 +51,7 @@ import { Child, live } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { machine as machineInfo, report, type SummaryRow } from "./lib/report.ts";
 import { sinkOffset } from "./lib/sink.ts";
-import { intEnv, mulberry32, pct } from "./lib/stats.ts";
+import { type TailDist as Dist, tailDist as dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
 const WARMUP = intEnv("BENCH_WARMUP", 20, 0);
@@ -100,32 +100,8 @@ for (const sig of ["SIGINT", "SIGTERM"] as const)
 // ---------------------------------------------------------------------------------------------------
 // Statistics
 
-interface Dist {
-  n: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-function dist(values: readonly number[]): Dist {
-  const s = [...values].sort((a, b) => a - b);
-  return {
-    n: s.length,
-    p50: r2(pct(s, 50)),
-    p95: r2(pct(s, 95)),
-    p99: r2(pct(s, 99)),
-    max: r2(s[s.length - 1] ?? Number.NaN),
-    mean: r2(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
-  };
-}
-const median = (xs: readonly number[]) =>
-  pct(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 
 // ---------------------------------------------------------------------------------------------------
 // Processes

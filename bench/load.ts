@@ -68,7 +68,7 @@ import { machineBusyMs, sampleProc, slope, waitQuiet } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { startSession, withMachineLoad } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
-import { dist, intEnv, mulberry32, pct } from "./lib/stats.ts";
+import { dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
 import type { LoadResult, LoadSpec, RouteFigures } from "./load-agents.ts";
 
 // ---------------------------------------------------------------------------------------------------
@@ -822,11 +822,6 @@ async function attempt(): Promise<Attempt> {
   const rps = load.overall.n / DURATION_S;
   const failed = (f: RouteFigures) => f.n - f.ok;
   const after = samples.filter((s) => s.t >= WARMUP_S);
-  const median = (xs: number[]) =>
-    pct(
-      [...xs].sort((a, b) => a - b),
-      50,
-    );
   const rssBase = median(after.slice(0, 5).map((s) => s.rssMiB));
   const rssEnd = median(samples.slice(-5).map((s) => s.rssMiB));
   const rssPeak = Math.max(...after.map((s) => s.rssMiB));

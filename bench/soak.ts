@@ -42,7 +42,7 @@ import { sampleProc, waitQuiet } from "./lib/proc.ts";
 import { report } from "./lib/report.ts";
 import { startSession, withMachineLoad } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
-import { dist, intEnv, mulberry32, pct } from "./lib/stats.ts";
+import { dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
 import { auditStore } from "./soak-audit.ts";
 import { type Checkpoint, type ProbeHeap, soakSummary } from "./soak-report.ts";
 import { allowlistToml, imessageWorld } from "./soak-world.ts";
@@ -223,12 +223,7 @@ async function main() {
     return {
       stored,
       tS: r1((now() - t0) / 1000),
-      rssMiB: r1(
-        pct(
-          reads.map((r) => r.rssKiB / 1024).sort((a, b) => a - b),
-          50,
-        ),
-      ),
+      rssMiB: r1(median(reads.map((r) => r.rssKiB / 1024))),
       windowMinMiB: Math.min(...window),
       windowMaxMiB: Math.max(...window),
       hwmMiB: r1(last.hwmKiB / 1024),

@@ -30,7 +30,7 @@ import {
 import { type UnreadFilter, unreadCandidatesSql } from "../src/store/reads.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import { intEnv, mulberry32, percentile } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
@@ -197,10 +197,6 @@ interface Result {
 
 const results: Result[] = [];
 
-function percentile(sorted: Float64Array, q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-}
-
 /**
  * Runs `fn(i)` WARMUP times untimed (stopping early after MAX_MS / 4), then up to ITERS timed (stopping
  * after MAX_MS once MIN_ITERS ran). `before(i)`, when given, runs untimed ahead of each call.
@@ -229,8 +225,8 @@ function measure(name: string, fn: (i: number) => number, before?: (i: number) =
   const r: Result = {
     name,
     iters: n,
-    p50: percentile(taken, 0.5),
-    p99: percentile(taken, 0.99),
+    p50: percentile(taken, 50),
+    p99: percentile(taken, 99),
     mean: sum / n,
     max: taken[n - 1] ?? Number.NaN,
     rows: rows / n,

@@ -45,7 +45,7 @@ import type { MessageRow } from "../src/store/messages.ts";
 import { MAX_IN_FLIGHT } from "../src/webhooks/dispatcher.ts";
 import { signedHeaders } from "../src/webhooks/sign.ts";
 import { report } from "./lib/report.ts";
-import { intEnv } from "./lib/stats.ts";
+import { type Dist, dist as distOf, intEnv, median } from "./lib/stats.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
@@ -74,31 +74,9 @@ const progress = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 // ---------------------------------------------------------------------------------------------------
 // Statistics
 
-interface Dist {
-  n: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  min: number;
-  max: number;
-}
+/** Unrounded: the report rounds what it shows. */
+const dist = (values: readonly number[]): Dist => distOf(values, (x) => x);
 
-function dist(values: readonly number[]): Dist {
-  const s = [...values].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] ?? Number.NaN;
-  return {
-    n: s.length,
-    mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length),
-    p50: q(0.5),
-    p90: q(0.9),
-    p99: q(0.99),
-    min: s[0] ?? Number.NaN,
-    max: s[s.length - 1] ?? Number.NaN,
-  };
-}
-
-const median = (xs: readonly number[]) => dist(xs).p50;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
