@@ -27,7 +27,7 @@
  * other processes used more than this share of the CPUs is repeated, twice at most), BENCH_KEEP (1 keeps
  * the temp directory, for poking at the database afterwards).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -37,7 +37,9 @@ import { createIdFactory } from "../src/core/ids.ts";
 import { toEnvelope } from "../src/store/envelope.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { openStore } from "../src/store/store.ts";
-import { waitQuiet } from "./lib/proc.ts";
+import { freePort } from "../test/helpers/process.ts";
+import { machineProcessMs, waitQuiet } from "./lib/machine.ts";
+import { procCpuMs } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { intEnv, mulberry32, percentile } from "./lib/stats.ts";
 
@@ -380,13 +382,6 @@ interface Server {
 
 const children = new Set<Subprocess>();
 
-function freePort(): number {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = s.port as number;
-  s.stop(true);
-  return port;
-}
-
 async function startServer(target: Target, dir: string, baseUrl: string): Promise<Server> {
   const port = freePort();
   const proc = Bun.spawn(
@@ -440,41 +435,12 @@ async function getUnread(port: number, agent: string): Promise<unknown> {
   return res.json();
 }
 
-/** CPU time (user + system) of a process in ms, from /proc; null where there is no /proc. */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name; ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
 /** A request mix: which agents the X-Agent-ID header rotates over. */
 interface Mix {
   name: string;
   agents: readonly string[];
   rounds: number;
   script: string;
-}
-
-/**
- * CPU time the machine has spent in processes (user, nice, system, steal; not irq/softirq, which
- * loopback networking charges to no process), ms; null without /proc.
- */
-function machineBusyMs(): number | null {
-  try {
-    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return ((f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[7] ?? 0)) * 10;
-  } catch {
-    return null;
-  }
 }
 
 interface Load {
@@ -627,11 +593,11 @@ async function loadRun(
   await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
   const server = await startServer(target, dir, baseUrl);
   if (WARMUP_S > 0) await runLoad(server.port, WARMUP_S, mix);
-  const busy0 = machineBusyMs();
-  const cpu0 = cpuMs(server.proc.pid);
+  const busy0 = machineProcessMs();
+  const cpu0 = procCpuMs(server.proc.pid)?.self ?? null;
   const load = await runLoad(server.port, DURATION_S, mix);
-  const cpu1 = cpuMs(server.proc.pid);
-  const busy1 = machineBusyMs();
+  const cpu1 = procCpuMs(server.proc.pid)?.self ?? null;
+  const busy1 = machineProcessMs();
   await stopServer(server);
   const serverCpuMs = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null;
   const r: RunResult = {

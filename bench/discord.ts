@@ -47,10 +47,10 @@ import {
   type FakeUser,
   startFakeDiscord,
 } from "../src/demo/fake-discord/server.ts";
-import { Child, live } from "./lib/child.ts";
+import { Child, live, startChild } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { machine as machineInfo, report, type SummaryRow } from "./lib/report.ts";
-import { sinkOffset } from "./lib/sink.ts";
+import { Sink, type SinkStats } from "./lib/sink.ts";
 import { type TailDist as Dist, tailDist as dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
 
 const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
@@ -150,14 +150,10 @@ type GwStamps = Record<
 
 async function startGw(name: string, env: Record<string, string>, timeoutMs = 120_000) {
   const tSpawn = now();
-  const child = new Child(name, [join(HERE, "discord-gw.ts")], env);
-  const ready = await child.waitFor((m) => "ready" in m, timeoutMs, "ready");
-  const tReady = now();
-  await child.calibrate();
+  const { child, ready } = await startChild(name, [join(HERE, "discord-gw.ts")], env, timeoutMs);
   return {
     child,
     tSpawn,
-    tReady,
     port: ready.ready as number,
     stamps: ready.stamps as GwStamps,
     stored: ready.stored as number,
@@ -220,20 +216,18 @@ async function latencyPhase() {
   const guild = fake.guild({ name: "bench" });
   const channel = fake.channel(guild.id, { name: "general" });
 
-  const sink = new Child("sink", [join(HERE, "webhooks-sink.ts")], { PATH, BENCH_SECRET: SECRET });
-  const sinkPort = (await sink.waitFor((m) => "ready" in m, 30_000, "sink ready")).ready as number;
-  const sinkOff = await sinkOffset(sinkPort);
+  const sink = await Sink.start(SECRET);
   const gw = await startGw(
     "gw",
     gwEnv(join(root, "latency"), fake.apiUrl, ann, {
-      GW_WEBHOOK_URL: `http://127.0.0.1:${sinkPort}/webhook`,
+      GW_WEBHOOK_URL: `http://127.0.0.1:${sink.port}/webhook`,
       GW_WEBHOOK_SECRET: SECRET,
       BENCH_TRACE: "1",
     }),
   );
   const rawDir = join(root, "latency-raw");
   mkdirSync(rawDir, { recursive: true });
-  const raw = new Child("raw", [join(HERE, "discord-raw.ts"), "client"], {
+  const { child: raw } = await startChild("raw", [join(HERE, "discord-raw.ts"), "client"], {
     PATH,
     BENCH_TOKEN: FAKE_BOT_TOKEN,
     BENCH_API_URL: fake.apiUrl,
@@ -246,8 +240,6 @@ async function latencyPhase() {
         }
       : {}),
   });
-  await raw.waitFor((m) => "ready" in m, 60_000, "raw ready");
-  await raw.calibrate();
   if (fake.gateway.connections() !== 2)
     throw new Error(`expected 2 gateway sessions, found ${fake.gateway.connections()}`);
   const base = `http://127.0.0.1:${gw.port}`;
@@ -296,9 +288,9 @@ async function latencyPhase() {
   // Webhooks may trail the last sample by a few ms.
   const expected = WARMUP + SAMPLES;
   const deadline = now() + 10_000;
-  let sinkStats: { n: number; dupes: number; bad: number; records: [string, number, number][] };
+  let sinkStats: SinkStats;
   for (;;) {
-    sinkStats = (await (await fetch(`http://127.0.0.1:${sinkPort}/stats`)).json()) as typeof sinkStats;
+    sinkStats = await sink.stats();
     if (sinkStats.n >= expected || now() > deadline) break;
     await Bun.sleep(20);
   }
@@ -326,7 +318,7 @@ async function latencyPhase() {
   const textOf = new Map(deliveries.map((d) => [d.delivery, d.text]));
   for (const [id, t] of sinkStats.records) {
     const text = textOf.get(id);
-    if (text !== undefined) stamps.gwWebhook.set(text, t - sinkOff.off);
+    if (text !== undefined) stamps.gwWebhook.set(text, t - sink.offsetMs);
   }
   const missing: Record<string, number> = {};
   const since = (key: keyof typeof stamps) => {
@@ -383,7 +375,7 @@ async function latencyPhase() {
     offsets: {
       gw: { ms: r3(gw.child.offsetMs), errMs: r3(gw.child.offsetErrMs) },
       raw: { ms: r3(raw.offsetMs), errMs: r3(raw.offsetErrMs) },
-      sink: { ms: r3(sinkOff.off), errMs: r3(sinkOff.err) },
+      sink: { ms: r3(sink.offsetMs), errMs: r3(sink.offsetErrMs) },
     },
     gwFirstPerSession: gwFirst,
     wallS: Math.round(wallS * 10) / 10,

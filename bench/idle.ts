@@ -32,10 +32,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { spawnGw, stopGw, waitWhileRunning } from "../test/helpers/process.ts";
 import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor } from "./lib/chatdb.ts";
-import { Child } from "./lib/child.ts";
+import { type Child, startChild } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
+import { type MachineLoad, withMachineLoad } from "./lib/machine.ts";
 import {
   type ProcSample,
   sampleProc,
@@ -47,7 +49,7 @@ import {
   windowCost,
 } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
-import { type MachineLoad, startSession, withMachineLoad } from "./lib/session.ts";
+import { startSession } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
 import { intEnv } from "./lib/stats.ts";
 import { hasStrace, type TraceSummary, traceFile, traceProcess } from "./lib/strace.ts";
@@ -64,7 +66,6 @@ const WHATIF = intEnv("BENCH_IDLE_WHATIF", 1, 0) === 1;
 const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 const TARGET = { cpuPct: 0.15, rssGrowthKiB: 1024, pickupMs: 50 };
 
-const ROOT = join(import.meta.dir, "..");
 const HERE = import.meta.dir;
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 const progress = (s: string) => process.stderr.write(`[idle] ${s}\n`);
@@ -89,12 +90,9 @@ interface Measured {
   stop(): Promise<void>;
 }
 
-async function startChild(name: string, args: string[], env: Record<string, string>): Promise<Child> {
-  const child = new Child(name, args, env);
-  await child.waitFor((m) => "ready" in m, 60_000, `${name} ready`);
-  await child.calibrate();
-  return child;
-}
+/** A peer's or the writer's process, ready and calibrated. */
+const startReady = async (name: string, args: string[], env: Record<string, string>): Promise<Child> =>
+  (await startChild(name, args, env)).child;
 
 /** `gw serve` from source, listening on a free port (read from its log line). */
 async function startGwServe(
@@ -112,33 +110,16 @@ async function startGwServe(
   };
   // Off macOS the iMessage connector runs only when GW_CHAT_DB_PATH is set.
   if (opts.iMessage === false) delete env.GW_CHAT_DB_PATH;
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
-    env,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  session.track(proc);
-  let log = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name}: no "listening" line in 60 s:\n${log}`)),
+  const gw = spawnGw(["serve"], env);
+  session.track(gw.proc);
+  const port = Number(
+    await waitWhileRunning(
+      gw,
+      () => /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(gw.output().stderr)?.[1],
+      `${name}'s "listening" line`,
       60_000,
-    );
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of proc.stderr) {
-        log = (log + decoder.decode(chunk, { stream: true })).slice(-20_000);
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      }
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${await proc.exited}):\n${log}`));
-    })();
-  });
+    ),
+  );
   const headers = { authorization: `Bearer ${TOKEN}`, "x-agent-id": "bench-idle" };
   // One request before the settle period, as an agent that polls would have made: the route's first
   // call (handler and validator compilation, the first connection) is not part of a later pick-up.
@@ -164,12 +145,9 @@ async function startGwServe(
   return {
     name,
     role: opts.role ?? "gw",
-    pid: proc.pid,
+    pid: gw.proc.pid,
     ...(opts.iMessage === false ? {} : { pickUp }),
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
+    stop: async () => void (await stopGw(gw)),
   };
 }
 
@@ -220,7 +198,7 @@ const load1 = loadavg()[0] ?? 0;
 if (load1 > 0.5)
   progress(`warning: 1-min load average is ${load1.toFixed(2)}: other work shares these cores`);
 try {
-  writer = await startChild("writer", [join(HERE, "idle-writer.ts")], { PATH, BENCH_CHAT_DB: chatDbPath });
+  writer = await startReady("writer", [join(HERE, "idle-writer.ts")], { PATH, BENCH_CHAT_DB: chatDbPath });
   measured.push(await startGwServe("gw serve", "gw", {}));
   if (WEBHOOKS) {
     sink = await Sink.start(SECRET);
@@ -250,7 +228,7 @@ try {
       ),
     );
   }
-  const kit = await startChild("imessage-kit", [join(HERE, "pickup-kit.ts")], {
+  const kit = await startReady("imessage-kit", [join(HERE, "pickup-kit.ts")], {
     PATH,
     HOME: dir,
     BENCH_CHAT_DB: chatDbPath,
@@ -267,7 +245,7 @@ try {
   else {
     session.own(plugin.dir);
     try {
-      const claude = await startChild("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
+      const claude = await startReady("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
         PATH,
         HOME: dir,
         BENCH_CHAT_DB: chatDbPath,

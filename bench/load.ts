@@ -62,11 +62,12 @@ import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
 import { openStore } from "../src/store/store.ts";
 import { standInProgram } from "../test/helpers/process.ts";
 import { chatDbPathIn, gwEnvFor } from "./lib/chatdb.ts";
-import { Child } from "./lib/child.ts";
+import { startChild } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
-import { machineBusyMs, sampleProc, slope, waitQuiet } from "./lib/proc.ts";
+import { machineBusyMs, waitQuiet, withMachineLoad } from "./lib/machine.ts";
+import { procCpuMs, sampleProc, slope } from "./lib/proc.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
-import { startSession, withMachineLoad } from "./lib/session.ts";
+import { startSession } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
 import { dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
 import type { LoadResult, LoadSpec, RouteFigures } from "./load-agents.ts";
@@ -126,20 +127,6 @@ const fakes = new Set<FakeDiscord>();
 process.on("exit", () => {
   for (const f of fakes) void f.stop();
 });
-
-// ---------------------------------------------------------------------------------------------------
-// Machine
-
-/** CPU of a process and of its reaped children (the stand-in processes gw spawns), ms; null when gone. */
-function cpuMs(pid: number): { self: number; children: number } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { self: (Number(f[11]) + Number(f[12])) * 10, children: (Number(f[13]) + Number(f[14])) * 10 };
-  } catch {
-    return null;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The world: people, chats and channels
@@ -406,13 +393,6 @@ function inboundPlan(list: readonly Channel[], n: number, tag: string, random: (
 // ---------------------------------------------------------------------------------------------------
 // Run
 
-async function startChild(name: string, args: string[], env: Record<string, string>, timeoutMs = 60_000) {
-  const child = new Child(name, args, env);
-  const ready = await child.waitFor((m) => "ready" in m, timeoutMs, `${name} ready`);
-  await child.calibrate();
-  return { child, ready };
-}
-
 /** gw.db-wal's size, 0 when it does not exist. */
 function walBytes(dbPath: string): number {
   try {
@@ -559,10 +539,10 @@ async function attempt(): Promise<Attempt> {
   };
 
   const cpu0 = {
-    gw: cpuMs(gwPid),
-    agents: cpuMs(agents.child.proc.pid),
-    writer: cpuMs(writer.child.proc.pid),
-    sink: cpuMs(sink.child.proc.pid),
+    gw: procCpuMs(gwPid),
+    agents: procCpuMs(agents.child.proc.pid),
+    writer: procCpuMs(writer.child.proc.pid),
+    sink: procCpuMs(sink.child.proc.pid),
     self: process.cpuUsage(),
     machine: machineBusyMs(),
     at: now(),
@@ -571,25 +551,25 @@ async function attempt(): Promise<Attempt> {
   const samples: Sample[] = [];
   /** All the CPU our processes used so far (gw and its reaped stand-ins, the children, this script), ms. */
   const oursMs = () => {
-    const g = cpuMs(gwPid);
+    const g = procCpuMs(gwPid);
     const self = process.cpuUsage();
     return (
       (g ? g.self + g.children : 0) +
-      (cpuMs(agents.child.proc.pid)?.self ?? 0) +
-      (cpuMs(writer.child.proc.pid)?.self ?? 0) +
-      (cpuMs(sink.child.proc.pid)?.self ?? 0) +
+      (procCpuMs(agents.child.proc.pid)?.self ?? 0) +
+      (procCpuMs(writer.child.proc.pid)?.self ?? 0) +
+      (procCpuMs(sink.child.proc.pid)?.self ?? 0) +
       (self.user + self.system) / 1000
     );
   };
   const sampler = (async () => {
-    let prev = { at: now(), machine: machineBusyMs(), ours: oursMs(), gw: cpuMs(gwPid)?.self ?? 0 };
+    let prev = { at: now(), machine: machineBusyMs(), ours: oursMs(), gw: procCpuMs(gwPid)?.self ?? 0 };
     for (let s = 0; ; s++) {
       const due = t0 + s * 1000;
       if (due > tEnd + 1) return;
       const wait = due - now();
       if (wait > 0) await Bun.sleep(wait);
       const p = sampleProc(gwPid);
-      const cur = { at: now(), machine: machineBusyMs(), ours: oursMs(), gw: cpuMs(gwPid)?.self ?? 0 };
+      const cur = { at: now(), machine: machineBusyMs(), ours: oursMs(), gw: procCpuMs(gwPid)?.self ?? 0 };
       const span = cur.at - prev.at;
       samples.push({
         t: s,
@@ -644,10 +624,10 @@ async function attempt(): Promise<Attempt> {
   const load = loadMsg.result as LoadResult;
   const tLoadDone = now();
   const cpu1 = {
-    gw: cpuMs(gwPid),
-    agents: cpuMs(agents.child.proc.pid),
-    writer: cpuMs(writer.child.proc.pid),
-    sink: cpuMs(sink.child.proc.pid),
+    gw: procCpuMs(gwPid),
+    agents: procCpuMs(agents.child.proc.pid),
+    writer: procCpuMs(writer.child.proc.pid),
+    sink: procCpuMs(sink.child.proc.pid),
     self: process.cpuUsage(cpu0.self),
     machine: machineBusyMs(),
     at: now(),

@@ -46,11 +46,12 @@ import {
   type SyncMode,
   setSynchronous,
 } from "./lib/chatdb.ts";
-import { Child } from "./lib/child.ts";
+import { type Child, startChild } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
+import { type MachineLoad, withMachineLoad } from "./lib/machine.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
-import { type MachineLoad, startSession, withMachineLoad } from "./lib/session.ts";
+import { startSession } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
 import { type Dist, dist, intEnv, mulberry32 } from "./lib/stats.ts";
 
@@ -134,12 +135,9 @@ interface Watcher {
   info(): Record<string, unknown>;
 }
 
-async function startChild(name: string, args: string[], env: Record<string, string>): Promise<Child> {
-  const child = new Child(name, args, env);
-  await child.waitFor((m) => "ready" in m, 60_000, `${name} ready`);
-  await child.calibrate();
-  return child;
-}
+/** A watcher's process, ready and calibrated. */
+const startWatcher = async (name: string, args: string[], env: Record<string, string>): Promise<Child> =>
+  (await startChild(name, args, env)).child;
 
 const offsets = (c: Child) => ({
   offsetMs: Math.round(c.offsetMs * 1000) / 1000,
@@ -167,9 +165,7 @@ async function startGw(mode: "on" | "off", sink: Sink | null): Promise<Gw> {
     GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS),
     ...(sink ? { GW_WEBHOOK_URL: sink.url, GW_WEBHOOK_SECRET: SECRET } : {}),
   };
-  const child = new Child(`gw(${mode})`, [join(HERE, "pickup-gw.ts"), mode], env);
-  const ready = await child.waitFor((m) => "ready" in m, 60_000, "gw ready");
-  await child.calibrate();
+  const { child, ready } = await startChild(`gw(${mode})`, [join(HERE, "pickup-gw.ts"), mode], env);
   return { child, port: ready.ready as number };
 }
 
@@ -223,7 +219,7 @@ function gwWatcher(gw: Gw, sink: Sink | null): Watcher {
 
 /** The agent polling GET /messages/unread every BENCH_STEP_MS while a message is expected, marking read. */
 async function unreadPoller(gw: Gw): Promise<Watcher> {
-  const child = await startChild("agent(poll unread)", [join(HERE, "pickup-agent.ts")], {
+  const child = await startWatcher("agent(poll unread)", [join(HERE, "pickup-agent.ts")], {
     PATH,
     BENCH_GW_PORT: String(gw.port),
     BENCH_TOKEN: TOKEN,
@@ -258,7 +254,7 @@ async function unreadPoller(gw: Gw): Promise<Watcher> {
 
 /** An agent following gw with the unread long poll (`wait=30`), in its own process. */
 async function longPoller(gw: Gw): Promise<Watcher> {
-  const child = await startChild("agent(long poll)", [join(HERE, "pickup-longpoll.ts")], {
+  const child = await startWatcher("agent(long poll)", [join(HERE, "pickup-longpoll.ts")], {
     PATH,
     BENCH_GW_PORT: String(gw.port),
     BENCH_TOKEN: TOKEN,
@@ -277,7 +273,7 @@ async function longPoller(gw: Gw): Promise<Watcher> {
 
 /** `gw mcp --channel` started as Claude Code starts it, with the MCP SDK client timestamping its pushes. */
 async function gwChannel(gw: Gw): Promise<Watcher> {
-  const child = await startChild("gw mcp --channel", [join(HERE, "pickup-channel.ts"), "gw"], {
+  const child = await startWatcher("gw mcp --channel", [join(HERE, "pickup-channel.ts"), "gw"], {
     PATH,
     HOME: dir,
     BENCH_GW_PORT: String(gw.port),
@@ -305,7 +301,7 @@ async function gwChannel(gw: Gw): Promise<Watcher> {
 const GW_OBSERVERS: ((gw: Gw) => Promise<Watcher>)[] = [unreadPoller, longPoller, gwChannel];
 
 async function kitWatcher(): Promise<Watcher> {
-  const child = await startChild("imessage-kit", [join(HERE, "pickup-kit.ts")], {
+  const child = await startWatcher("imessage-kit", [join(HERE, "pickup-kit.ts")], {
     PATH,
     HOME: dir,
     BENCH_CHAT_DB: chatDbPath,
@@ -328,7 +324,7 @@ async function kitWatcher(): Promise<Watcher> {
 }
 
 async function claudeWatcher(plugin: ClaudePlugin): Promise<Watcher> {
-  const child = await startChild("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
+  const child = await startWatcher("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
     PATH,
     HOME: dir,
     BENCH_CHAT_DB: chatDbPath,
@@ -353,7 +349,7 @@ async function claudeWatcher(plugin: ClaudePlugin): Promise<Watcher> {
 }
 
 async function floorWatch(): Promise<Watcher> {
-  const child = await startChild("floor(fs.watch)", [join(HERE, "pickup-raw.ts"), "watch", chatDbPath], {
+  const child = await startWatcher("floor(fs.watch)", [join(HERE, "pickup-raw.ts"), "watch", chatDbPath], {
     PATH,
   });
   return {
@@ -384,7 +380,7 @@ async function floorWatch(): Promise<Watcher> {
 }
 
 async function floorPoll(): Promise<Watcher> {
-  const child = await startChild(
+  const child = await startWatcher(
     "floor(poll)",
     [join(HERE, "pickup-raw.ts"), "poll", chatDbPath, String(POLL_MS)],
     { PATH },

@@ -31,7 +31,7 @@
  * Environment: BENCH_SAMPLES (200), BENCH_GAP_MS (20), BENCH_MESSAGES (5000), BENCH_CHANNELS (100),
  * BENCH_BATCH (100), BENCH_ROUNDS (3), BENCH_PROFILE (1), BENCH_KEEP (1 keeps the temp directory).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatProblems, loadConfig } from "../src/config/load.ts";
@@ -44,8 +44,13 @@ import { toEnvelope } from "../src/store/envelope.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { MAX_IN_FLIGHT } from "../src/webhooks/dispatcher.ts";
 import { signedHeaders } from "../src/webhooks/sign.ts";
+import { isolatedEnv, waitFor } from "../test/helpers/process.ts";
+import { now } from "./lib/child-protocol.ts";
+import { cpuJiffies, stealShare } from "./lib/machine.ts";
 import { report } from "./lib/report.ts";
+import { Sink } from "./lib/sink.ts";
 import { type Dist, dist as distOf, intEnv, median } from "./lib/stats.ts";
+import { allowlistToml, silentLogger } from "./lib/world.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
@@ -68,7 +73,6 @@ const TIMEOUT_MS = 15_000;
 const SOURCE: Source = "device_messenger";
 const SECRET = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
 
-const now = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 // ---------------------------------------------------------------------------------------------------
@@ -83,42 +87,8 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 // ---------------------------------------------------------------------------------------------------
 // The sink (child process)
 
-const sinkProc = Bun.spawn([process.execPath, join(import.meta.dir, "webhooks-sink.ts")], {
-  env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", BENCH_SECRET: SECRET },
-  stdin: "pipe",
-  stdout: "pipe",
-  stderr: "inherit",
-});
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of stream) {
-    buf += decoder.decode(chunk, { stream: true });
-    const nl = buf.indexOf("\n");
-    if (nl >= 0) return buf.slice(0, nl);
-  }
-  throw new Error(`the sink exited before it was ready: ${buf}`);
-}
-
-const sinkPort = (JSON.parse(await firstLine(sinkProc.stdout)) as { ready: number }).ready;
-const SINK = `http://127.0.0.1:${sinkPort}`;
-const WEBHOOK_URL = `${SINK}/hook`;
-
-type SinkRecord = [id: string, t: number, bytes: number];
-interface SinkStats {
-  n: number;
-  dupes: number;
-  bad: number;
-  records: SinkRecord[];
-}
-
-const sinkGet = async <T>(path: string): Promise<T> => (await (await fetch(`${SINK}${path}`)).json()) as T;
-const sinkReset = async () => void (await fetch(`${SINK}/reset`, { method: "POST" })).body?.cancel();
-const sinkCpuUs = async () => {
-  const c = await sinkGet<{ userUs: number; systemUs: number }>("/cpu");
-  return c.userUs + c.systemUs;
-};
+const sink = await Sink.start(SECRET);
+const WEBHOOK_URL = sink.url;
 const ownCpuUs = () => {
   const c = process.cpuUsage();
   return c.user + c.system;
@@ -126,14 +96,8 @@ const ownCpuUs = () => {
 
 /** Sink clock minus this process's clock, from the ping with the smallest round trip. */
 async function clockOffset(pings = 40): Promise<{ offsetMs: number; rttMs: number }> {
-  let best = { offsetMs: 0, rttMs: Number.POSITIVE_INFINITY };
-  for (let i = 0; i < pings; i++) {
-    const t0 = now();
-    const { t } = await sinkGet<{ t: number }>("/now");
-    const t1 = now();
-    if (t1 - t0 < best.rttMs) best = { offsetMs: t - (t0 + t1) / 2, rttMs: t1 - t0 };
-  }
-  return best;
+  const { off, err } = await sink.measureOffset(pings);
+  return { offsetMs: off, rttMs: err * 2 };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -148,8 +112,7 @@ async function cleanup(): Promise<void> {
   try {
     await svc?.close();
   } catch {}
-  sinkProc.stdin.end();
-  sinkProc.kill();
+  await sink.stop();
   if (!KEEP) rmSync(dir, { recursive: true, force: true });
   else progress(`kept ${dir}`);
 }
@@ -164,31 +127,32 @@ const SENDERS = Array.from({ length: 4 }, (_, i) => ({
 }));
 writeFileSync(
   join(dir, "allowlist.toml"),
-  SENDERS.flatMap((s, i) => [
-    `[[entry]]\nsource = "${SOURCE}"\nid = "${s.id}"\nperson_id = "${s.person}"\ndisplay_name = "${s.name}"\n`,
-    // the same person on the other source, so gw logs no single-use person_id warning
-    `[[entry]]\nsource = "community_chat"\nid = "${900_000_000_000_000_000n + BigInt(i)}"\nperson_id = "${s.person}"\n`,
-  ]).join("\n"),
+  allowlistToml(
+    SENDERS.flatMap((s, i) => [
+      { source: SOURCE, id: s.id, person_id: s.person, display_name: s.name },
+      // the same person on the other source, so gw logs no single-use person_id warning
+      {
+        source: "community_chat" as const,
+        id: String(900_000_000_000_000_000n + BigInt(i)),
+        person_id: s.person,
+        display_name: null,
+      },
+    ]),
+  ),
 );
 
-const env: Record<string, string> = {
-  HOME: dir,
+const env = isolatedEnv(dir, {
   GW_BEARER_TOKEN: `bench-${crypto.randomUUID()}`,
   GW_BIND_HOST: "127.0.0.1",
-  GW_DB_PATH: join(dir, "data/gw.db"),
-  GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
-  GW_LOG_DIR: join(dir, "logs"),
-  GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
   GW_CHAT_DB_PATH: join(dir, "chat.db"),
   GW_WEBHOOK_URL: WEBHOOK_URL,
   GW_WEBHOOK_SECRET: SECRET,
-};
+});
 const host = { platform: process.platform, homeDir: dir, cwd: dir };
 const loaded = loadConfig(env, host);
 if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
 const config = loaded.config;
 
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 let warnings = 0;
 const log: Logger = {
   debug() {},
@@ -201,7 +165,7 @@ const log: Logger = {
     warnings += 1;
     if (warnings <= 5) progress(`gw error: ${msg ?? ""} ${JSON.stringify(obj)}`);
   },
-  child: () => quiet,
+  child: () => silentLogger,
 };
 
 /** When the dispatcher called fetch for a delivery id, and a waiter for its response. */
@@ -308,13 +272,9 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-async function waitUntil(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+/** Polls `probe` every 5 ms (the dispatcher shares this event loop) until it holds. */
+const waitUntil = (probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) =>
+  waitFor(async () => ((await probe()) ? true : undefined), what, timeoutMs, 5);
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -333,7 +293,7 @@ interface LatencyResult {
 }
 
 async function latency(offsetMs: number): Promise<LatencyResult> {
-  await sinkReset();
+  await sink.reset();
   const gw: { id: string; tCall: number; tStored: number; measured: boolean }[] = [];
   const raw: { id: string; tStart: number; measured: boolean }[] = [];
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
@@ -364,11 +324,11 @@ async function latency(offsetMs: number): Promise<LatencyResult> {
     await Bun.sleep(GAP_MS);
   }
   await waitUntil(
-    async () => (await sinkGet<{ n: number }>("/count")).n >= 2 * (WARMUP + SAMPLES),
+    async () => (await sink.count()).n >= 2 * (WARMUP + SAMPLES),
     "the sink to see every latency sample",
     10_000,
   );
-  const stats = await sinkGet<SinkStats>("/stats");
+  const stats = await sink.stats();
   const arrival = new Map(stats.records.map(([id, t, bytes]) => [id, { t: t - offsetMs, bytes }]));
   const at = (id: string) => {
     const a = arrival.get(id);
@@ -430,13 +390,13 @@ async function finishRound(
   outcomes: Record<string, number>,
 ): Promise<ThroughputRound> {
   await waitUntil(
-    async () => (await sinkGet<{ n: number }>("/count")).n >= ids.length,
+    async () => (await sink.count()).n >= ids.length,
     `the sink to receive ${ids.length} deliveries`,
     10_000,
   );
   const cpu = ownCpuUs() - cpu0;
-  const sinkCpu = (await sinkCpuUs()) - sinkCpu0;
-  const stats = await sinkGet<SinkStats>("/stats");
+  const sinkCpu = (await sink.cpuUs()) - sinkCpu0;
+  const stats = await sink.stats();
   const arrival = new Map(stats.records.map(([id, t]) => [id, t - offsetMs]));
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
@@ -464,8 +424,8 @@ async function finishRound(
 
 async function throughputGw(offsetMs: number, tag: string): Promise<ThroughputRound> {
   const batches = buildBatches(tag);
-  await sinkReset();
-  const sinkCpu0 = await sinkCpuUs();
+  await sink.reset();
+  const sinkCpu0 = await sink.cpuUs();
   const ids: string[] = [];
   let ingestMs = 0;
   const cpu0 = ownCpuUs();
@@ -495,8 +455,8 @@ async function throughputRaw(offsetMs: number, tag: string): Promise<ThroughputR
   const work = buildBatches(tag)
     .flat()
     .map((m) => ({ id: crypto.randomUUID(), body: rawBody(m) }));
-  await sinkReset();
-  const sinkCpu0 = await sinkCpuUs();
+  await sink.reset();
+  const sinkCpu0 = await sink.cpuUs();
   const outcomes: Record<string, number> = {};
   let next = 0;
   const cpu0 = ownCpuUs();
@@ -585,19 +545,8 @@ async function breakdown(offsetMs: number): Promise<Breakdown> {
 // ---------------------------------------------------------------------------------------------------
 // Run
 
-/** Aggregate CPU jiffies from /proc/stat (Linux): how much the hypervisor took (steal), for context. */
-function cpuStat(): { total: number; steal: number } | null {
-  try {
-    const f = readFileSync("/proc/stat", "utf8");
-    const v = (f.split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
-    return { total: v.reduce((a, b) => a + b, 0), steal: v[7] ?? 0 };
-  } catch {
-    return null;
-  }
-}
-const stealShare = (a: ReturnType<typeof cpuStat>, b: ReturnType<typeof cpuStat>) =>
-  a && b && b.total > a.total ? (b.steal - a.steal) / (b.total - a.total) : null;
-const stat0 = cpuStat();
+/** How much the hypervisor took (steal) over the run, for context. */
+const stat0 = cpuJiffies();
 const startedAt = performance.now();
 
 try {
@@ -608,7 +557,7 @@ try {
     platform: `${process.platform}-${process.arch}`,
     tmpdir: tmpdir(),
   };
-  progress(`machine: ${JSON.stringify(machine)}; sink on 127.0.0.1:${sinkPort}; temp dir ${dir}`);
+  progress(`machine: ${JSON.stringify(machine)}; sink on 127.0.0.1:${sink.port}; temp dir ${dir}`);
   const clock0 = await clockOffset();
   progress(`sink clock offset ${clock0.offsetMs.toFixed(3)} ms (ping RTT ${clock0.rttMs.toFixed(3)} ms)`);
 
@@ -645,7 +594,7 @@ try {
   const gwRate = median(gwRounds.map((r) => r.rate));
   const rawRate = median(rawRounds.map((r) => r.rate));
   const gwMin = Math.min(...gwRounds.map((r) => r.rate));
-  const steal = stealShare(stat0, cpuStat());
+  const steal = stealShare(stat0, cpuJiffies());
   const gwOutcomes: Record<string, number> = {};
   for (const r of gwRounds)
     for (const [k, v] of Object.entries(r.outcomes)) gwOutcomes[k] = (gwOutcomes[k] ?? 0) + v;

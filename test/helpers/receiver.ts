@@ -9,12 +9,12 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { createIdFactory } from "../../src/core/ids.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
 import { createReceiver } from "../../src/receiver/receiver.ts";
 import { openReceiverJournal } from "../../src/store/receiver-journal.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { envelopeOf } from "./envelope.ts";
 import { recordingLogger } from "./logger.ts";
 import { ROOT } from "./process.ts";
 import { TOKEN } from "./service.ts";
@@ -62,24 +62,7 @@ export function fakeAgentProgram(dir: string) {
   return { bin, record, records };
 }
 
-const ids = createIdFactory(systemClock);
-
-export function envelopeOf(overrides: Partial<Envelope> = {}): Envelope {
-  return {
-    id: ids.message(),
-    source: "community_chat",
-    channel_id: "community_chat:channel:1300000000000000001",
-    channel_type: "group",
-    sender: { id: "1100000000000000001", display_name: "Ann", person_id: "ann" },
-    text: "hello",
-    attachments: [],
-    reply_to: null,
-    timestamp: new Date().toISOString(),
-    direction: "inbound",
-    raw: {},
-    ...overrides,
-  };
-}
+export { envelopeOf };
 
 export function receiverUnderTest(
   opts: {
