@@ -8,7 +8,7 @@
 import { IDLE_S, PICKUPS, SAMPLE_S, SETTLE_S, STRACE_S, TARGET, WEBHOOKS } from "./idle-settings.ts";
 import type { ProcResult } from "./idle-window.ts";
 import type { MachineLoad } from "./lib/machine.ts";
-import { report, type SummaryRow } from "./lib/report.ts";
+import { plainRow, report, type SummaryRow } from "./lib/report.ts";
 import type { TraceSummary } from "./lib/strace.ts";
 
 export interface IdleRun {
@@ -20,14 +20,6 @@ export interface IdleRun {
 }
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "n/a");
-const row = (figure: string, value: string, baseline = "", target = "", pass: boolean | null = null) => ({
-  figure,
-  value,
-  baseline,
-  ratio: null,
-  target,
-  pass,
-});
 
 /** The processes' table, then per gw and the bare process: threads, intervals and strace's sources. */
 function lines(run: IdleRun): string[] {
@@ -119,12 +111,12 @@ function gwRows(r: Roles): SummaryRow[] {
     });
     const growth = Math.max(p.rss.growthKiB, (p.rss.slopeKiBPerMin * IDLE_S) / 60);
     out.push(
-      row(
+      plainRow(
         `${p.name}, idle ${IDLE_S} s: RSS start → end (max; least-squares slope)`,
         `${p.rss.startMiB} → ${p.rss.endMiB} MiB (max ${p.rss.maxMiB}; ${p.rss.slopeKiBPerMin} KiB/min)`,
-        r.rssBase,
         `flat: end − start and slope × window ≤ ${TARGET.rssGrowthKiB} KiB`,
         growth <= TARGET.rssGrowthKiB,
+        r.rssBase,
       ),
     );
   }
@@ -139,10 +131,9 @@ function otherRows(run: IdleRun, r: Roles): SummaryRow[] {
     const got = v.filter((x): x is number => x !== null);
     const max = got.length > 0 ? Math.max(...got) : Number.NaN;
     out.push(
-      row(
+      plainRow(
         `after ${IDLE_S} s idle: ${name} picks up a new message (max of ${PICKUPS} commits)`,
         `${got.length === v.length ? `${Math.round(max * 10) / 10} ms` : `${v.length - got.length} of ${v.length} missed`} (${v.map((x) => x ?? "none").join(", ")})`,
-        "",
         p?.role === "gw" ? `all picked up, ≤ ${TARGET.pickupMs} ms (notifications working)` : "",
         p?.role === "gw" ? got.length === v.length && max <= TARGET.pickupMs : null,
       ),
@@ -151,14 +142,14 @@ function otherRows(run: IdleRun, r: Roles): SummaryRow[] {
   for (const p of [...r.whatIfs, ...r.peers, r.bareP]) {
     if (!p) continue;
     out.push(
-      row(
+      plainRow(
         `${p.name}, idle ${IDLE_S} s: CPU % of one core; RSS`,
         `${f3(p.window.cpuPct)} %; ${p.rss.startMiB} → ${p.rss.endMiB} MiB (${p.rss.slopeKiBPerMin} KiB/min)`,
       ),
     );
   }
   const skip = run.skipped["Claude Code iMessage plugin"];
-  if (skip) out.push(row("Claude Code iMessage plugin", `skipped: ${skip}`));
+  if (skip) out.push(plainRow("Claude Code iMessage plugin", `skipped: ${skip}`));
   for (const p of r.gws) {
     const tr = p ? run.traces[p.name] : undefined;
     if (!p || !tr || typeof tr === "string") continue;
@@ -168,9 +159,11 @@ function otherRows(run: IdleRun, r: Roles): SummaryRow[] {
       .map(([k, v]) => `${k} ${v}/s`)
       .join("; ");
     out.push(
-      row(
+      plainRow(
         `${p.name}: where idle time goes (strace ${Math.round(tr.seconds)} s + schedstat)`,
         `event loop ${tr.loopWakeupsPerS.timer} timer + ${tr.loopWakeupsPerS.io} I/O wake-ups/s, ${main ? `${main.cpuMs} ms` : "?"} on the main thread; ${sources}`,
+        "",
+        null,
         r.bareP ? `bare: ${r.bareP.window.byThread.map((t) => `${t.name} ${t.cpuMs} ms`).join(", ")}` : "",
       ),
     );

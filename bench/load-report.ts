@@ -3,7 +3,7 @@
  * (request rate, p99, send p99, errors, RSS growth, WAL, drain, exactly-once), the human lines (routes,
  * per-second series, CPU) and the `results` object. main() in load.ts picks the quietest attempt.
  */
-import type { SummaryRow } from "./lib/report.ts";
+import { plainRow, type SummaryRow } from "./lib/report.ts";
 import { dist } from "./lib/stats.ts";
 import type { RouteFigures } from "./load-agents.ts";
 import type { auditInbound, auditSends, auditWebhooks, GwAudit } from "./load-audit.ts";
@@ -59,14 +59,7 @@ export interface AttemptReport {
 }
 
 const failed = (f: RouteFigures) => f.n - f.ok;
-const row = (figure: string, value: string, target: string, pass: boolean | null): SummaryRow => ({
-  figure,
-  value,
-  baseline: "",
-  ratio: null,
-  target,
-  pass,
-});
+const row = plainRow;
 
 /** Rate, latency (all, by route, in the quiet seconds), CPU and errors. */
 function latencyRows(o: Outcome, f: Figures): SummaryRow[] {

@@ -71,6 +71,17 @@ export function machine(): Machine {
 
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
 
+/** A row without a ratio: a figure, its value, and its target and verdict or baseline where it has one. */
+export function plainRow(
+  figure: string,
+  value: string,
+  target = "",
+  pass: boolean | null = null,
+  baseline = "",
+): SummaryRow {
+  return { figure, value, baseline, ratio: null, target, pass };
+}
+
 /** A plain-text table: the first column left-aligned, the others right-aligned, a dashed rule under the head. */
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));

@@ -8,9 +8,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { ConnectorRegistry } from "../../src/connectors/connector.ts";
+import { buildConnectors, type RegistryPorts } from "../../src/connectors/registry.ts";
 import type { Clock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
-import { createService } from "../../src/service.ts";
+import { createService, type ServicePorts } from "../../src/service.ts";
 import { recordingConnector } from "../fakes/recording-connector.ts";
 import { recordingLogger } from "./logger.ts";
 import { inbound, manualClock } from "./messages.ts";
@@ -83,6 +85,39 @@ export async function testService(
     config: loaded.config,
     attachmentsDir: join(dir, "data/attachments"),
   };
+}
+
+/**
+ * createService with the real connectors buildConnectors makes (the real spawner; `ports` adds the
+ * tests' shorter timers), started; the caller decides when it closes.
+ */
+export async function startWired(o: {
+  config: ServicePorts["config"];
+  env: Record<string, string>;
+  host: ServicePorts["host"];
+  clock: Clock;
+  log: ServicePorts["log"];
+  openStore?: ServicePorts["openStore"];
+  ports?: Pick<RegistryPorts, "osascriptTimeoutMs" | "communityTuning">;
+}) {
+  const svc = createService({
+    config: o.config,
+    clock: o.clock,
+    log: o.log,
+    host: o.host,
+    ...(o.openStore ? { openStore: o.openStore } : {}),
+    connectors: buildConnectors({
+      config: o.config,
+      env: o.env,
+      host: o.host,
+      clock: o.clock,
+      log: o.log,
+      spawner: bunSpawner,
+      ...o.ports,
+    }),
+  });
+  await svc.start();
+  return svc;
 }
 
 /** `app.handle` with JSON bodies: what a client does, without a port. */
