@@ -1,10 +1,9 @@
 /**
- * bench/discord.ts's catch-up phase: a fresh gw sees one live message in each of BENCH_CHANNELS
- * channels and stops; BENCH_PER_CHANNEL messages per channel go into history only; then rounds in
- * alternating order of gw started again on its own copy of the stopped state (timed until all are
- * stored) and the raw baseline in a fresh process (discord.js login, then client.rest paging the same
- * channels after the same ids, 5 at a time, each page in one bun:sqlite transaction with gw's DDL).
- * Then both again with discord.js's 50 requests/s pacing lifted. Figures: medians of the rounds.
+ * bench/discord.ts's catch-up phase: a gw sees one message per channel and stops; BENCH_PER_CHANNEL
+ * messages per channel go into history only; then rounds, in alternating order, of gw started again on a
+ * copy of the stopped state and of the raw baseline (discord.js login, client.rest paging the same
+ * channels 5 at a time, one bun:sqlite transaction per page with gw's DDL), timed until all is stored;
+ * then both again with discord.js's 50 requests/s pacing lifted. Figures: medians of the rounds.
  */
 import { cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

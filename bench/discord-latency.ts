@@ -1,10 +1,9 @@
 /**
- * bench/discord.ts's latency phase: gw and a raw discord.js client logged in to the same fake as the
- * same bot (each dispatch goes to both sessions, a different one first each time). Per sample: stamp,
- * post one message from Ann, poll GET /messages/unread every BENCH_STEP_MS until it is listed, mark it
- * read, one idle poll for the bare round trip, a seeded 20–120 ms pause. From the stamp: the raw
- * client's dispatch and messageCreate, gw's dispatch, ingest call and commit (stamped in gw), the
- * unread answer, the signed webhook at the sink; each child's clock corrected by its measured offset.
+ * bench/discord.ts's latency phase: gw and a raw discord.js client are the same bot on one fake. Per
+ * sample: stamp, post one message from Ann, poll unread every BENCH_STEP_MS until it is listed, mark it
+ * read, time one idle poll, pause 20–120 ms (seeded). From the stamp: the raw client's dispatch and
+ * messageCreate, gw's dispatch, ingest call and commit (stamped in gw), the unread answer, the webhook
+ * at the sink; each child's clock corrected by its measured offset.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

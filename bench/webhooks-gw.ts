@@ -1,10 +1,8 @@
 /**
- * bench/webhooks.ts's gateway, built as `gw serve` builds it in a temp directory: loadConfig over an
- * explicit environment (GW_WEBHOOK_URL = the sink, GW_WEBHOOK_SECRET), createService with the system
- * clock, a logger that counts warnings and errors and no connectors, then start(). The only difference
- * to `gw serve` is the service's `fetch` port: a pass-through that notes when the dispatcher calls
- * fetch for a delivery and lets a waiter know when it was answered. Plus the messages it is given and
- * the raw baseline's equivalent signed bodies.
+ * bench/webhooks.ts's gateway, built as `gw serve` builds it in a temp directory (loadConfig over an
+ * explicit environment, createService with the system clock, a logger counting warnings, no connectors,
+ * start()), but for its `fetch` port: a pass-through noting when the dispatcher calls fetch for a
+ * delivery and waking its waiter once answered. Plus the messages and the raw baseline's signed POSTs.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
