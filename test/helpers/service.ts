@@ -14,6 +14,7 @@ import { bunSpawner } from "../../src/core/spawn.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createService, type ServicePorts } from "../../src/service.ts";
 import { recordingConnector } from "../fakes/recording-connector.ts";
+import { allowAnn } from "./allowlist.ts";
 import { recordingLogger } from "./logger.ts";
 import { inbound, manualClock } from "./messages.ts";
 import { isolatedEnv } from "./process.ts";
@@ -23,18 +24,7 @@ export const TOKEN = "test-token-0123456789abcdef";
 export const AUTH = { authorization: `Bearer ${TOKEN}` };
 export const AGENT = { ...AUTH, "x-agent-id": "agent-a" };
 
-/** Ann is allowlisted on both platforms as person "ann": her phone number and a Discord user id. */
-export const allowAnn = (discordUserId: string) => `
-[[entry]]
-source = "device_messenger"
-id = "+15555550100"
-person_id = "ann"
-display_name = "Ann"
-[[entry]]
-source = "community_chat"
-id = "${discordUserId}"
-person_id = "ann"
-`;
+export { allowAnn };
 
 export const ALLOWLIST = allowAnn("1001");
 
