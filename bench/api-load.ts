@@ -8,7 +8,7 @@
  *     "seconds":20,"token":"…","agents":["agent-0","agent-1"]}'
  */
 
-export {};
+import { percentile } from "./lib/stats.ts";
 
 interface LoadSpec {
   url: string;
@@ -57,7 +57,6 @@ async function loop(): Promise<void> {
 await Promise.all(Array.from({ length: spec.connections }, loop));
 const seconds = (performance.now() - started) / 1000;
 const sorted = latencies.subarray(0, n).sort();
-const pct = (q: number) => sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))] ?? Number.NaN;
 console.log(
   JSON.stringify({
     requests: n,
@@ -65,9 +64,9 @@ console.log(
     non2xx,
     errors,
     bytes,
-    p50_ms: pct(0.5),
-    p90_ms: pct(0.9),
-    p99_ms: pct(0.99),
+    p50_ms: percentile(sorted, 50),
+    p90_ms: percentile(sorted, 90),
+    p99_ms: percentile(sorted, 99),
     max_ms: n > 0 ? (sorted[n - 1] ?? Number.NaN) : Number.NaN,
   }),
 );

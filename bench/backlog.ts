@@ -23,8 +23,15 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { Subprocess } from "bun";
 import { openChatDbWriter } from "../src/demo/chatdb-writer.ts";
+import {
+  freePort,
+  type GwProcess,
+  isolatedEnv,
+  spawnGw,
+  stopGw,
+  waitForHealth,
+} from "../test/helpers/process.ts";
 import { now } from "./lib/child-protocol.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { dist, intEnv } from "./lib/stats.ts";
@@ -39,7 +46,6 @@ const STRANGER = "+15555550199";
 const FRIEND_CHAT = `any;-;${FRIEND}`;
 const STRANGER_CHAT = `any;-;${STRANGER}`;
 const GROUP_CHAT = "any;+;chat123456789";
-const ROOT = join(import.meta.dir, "..");
 const progress = (s: string) => process.stderr.write(`[backlog] ${s}\n`);
 const startedAt = performance.now();
 
@@ -50,22 +56,17 @@ writeFileSync(
   join(dir, "allowlist.toml"),
   `[[entry]]\nsource = "device_messenger"\nid = "${FRIEND}"\nperson_id = "ann"\n`,
 );
-const port = 19_000 + Math.floor(Math.random() * 1000);
-const env = {
+const port = freePort();
+const env = isolatedEnv(dir, {
   PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: dir,
   GW_BEARER_TOKEN: "bench-token",
   GW_BIND_PORT: String(port),
-  GW_DB_PATH: join(dir, "data/gw.db"),
-  GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
-  GW_LOG_DIR: join(dir, "logs"),
   GW_LOG_LEVEL: "warn",
-  GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
   GW_CHAT_DB_PATH: chatDbPath,
-};
-let gw: Subprocess | null = null;
+});
+let gw: GwProcess | null = null;
 const cleanup = () => {
-  gw?.kill("SIGKILL");
+  gw?.proc.kill("SIGKILL");
   if (KEEP) progress(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 };
@@ -77,11 +78,7 @@ process.on("SIGINT", () => {
 const base = `http://127.0.0.1:${port}`;
 const headers = { authorization: "Bearer bench-token", "x-agent-id": "bench" };
 const startGw = () => {
-  gw = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
-    env,
-    stdout: "ignore",
-    stderr: "ignore",
-  });
+  gw = spawnGw(["serve"], env, { output: "ignore" });
   return gw;
 };
 const health = async () => {
@@ -92,15 +89,7 @@ const health = async () => {
     return null;
   }
 };
-const waitHealthy = async () => {
-  const deadline = now() + 30_000;
-  for (;;) {
-    const h = await health();
-    if (h) return h;
-    if (now() > deadline) throw new Error("gw did not answer /healthz");
-    await Bun.sleep(2);
-  }
-};
+const waitHealthy = () => waitForHealth(port, 30_000, 2);
 const storedCount = () => {
   const db = new Database(env.GW_DB_PATH, { readonly: true });
   try {
@@ -150,8 +139,7 @@ try {
   // First start: the cursor goes to the end of chat.db.
   const first = startGw();
   await waitHealthy();
-  first.kill("SIGTERM");
-  await first.exited;
+  await stopGw(first);
   const from = writer.maxRowid();
   progress(`writing ${BACKLOG} rows while gw is stopped`);
   const tSeed = now();
@@ -198,10 +186,9 @@ try {
     unreadMs.push(now() - t1);
     if (PROBE_MS > 0) await Bun.sleep(PROBE_MS);
   }
-  const rss = peakRssMiB(proc.pid);
+  const rss = peakRssMiB(proc.proc.pid);
   const caughtUp = storedCount();
-  proc.kill("SIGTERM");
-  await proc.exited;
+  await stopGw(proc);
   const gwMs = upToDateAt - tSpawn;
   const gwPerS = Math.round(BACKLOG / (gwMs / 1000));
 
@@ -216,8 +203,7 @@ try {
     await Bun.sleep(5);
   }
   const tTerm = now();
-  proc2.kill("SIGTERM");
-  const code = await proc2.exited;
+  const code = await stopGw(proc2);
   const stopMs = now() - tTerm;
   const after = storedCount();
   const consistent = after.n - before === after.cursor - stopFrom;

@@ -16,44 +16,16 @@
  * - `audit` → {inbound: [[text, allowlist_status, n]], deliveries: [[delivery id, text, status,
  *   attempts]], outbound: [[id, text, channel id, platform id]], counts}
  */
-import { buildConnectors } from "../src/connectors/registry.ts";
-import { systemClock } from "../src/core/ports.ts";
-import { bunSpawner } from "../src/core/spawn.ts";
-import { createService } from "../src/service.ts";
 import { emit, serveCommands } from "./lib/child-protocol.ts";
-import { serveSetup } from "./lib/gw-child.ts";
+import { bothConnectorsOk, serveLikeGw, serveSetup } from "./lib/gw-child.ts";
 
-const { env, host, config, log } = await serveSetup(process.env);
+const setup = await serveSetup(process.env);
+const { env } = setup;
 const IN = `${env.BENCH_INBOUND_PREFIX ?? "in-"}%`;
 const OUT = `${env.BENCH_SEND_PREFIX ?? "out-"}%`;
 
-const build = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
-let registry: ReturnType<typeof build> = {};
-const svc = createService({
-  config,
-  clock: systemClock,
-  log,
-  host,
-  connectors: (shared) => {
-    registry = build(shared);
-    return registry;
-  },
-});
-svc.prepare();
-svc.app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
-await svc.start();
-
-/** Each connector's state, as /healthz reports it. */
-const states = () => ({
-  device_messenger: registry.device_messenger?.health().state ?? "disabled",
-  community_chat: registry.community_chat?.health().state ?? "disabled",
-});
-const deadline = performance.now() + 60_000;
-while (states().device_messenger !== "ok" || states().community_chat !== "ok") {
-  if (performance.now() > deadline)
-    throw new Error(`connectors not ok after 60 s: ${JSON.stringify(states())}`);
-  await Bun.sleep(10);
-}
+const { svc, states } = await serveLikeGw(setup, { hostname: "127.0.0.1", port: 0 });
+await bothConnectorsOk(states);
 const port = svc.app.server?.port ?? 0;
 emit({ ready: port, pid: process.pid });
 

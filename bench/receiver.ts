@@ -16,6 +16,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signedHeaders } from "../src/webhooks/sign.ts";
+import { envelopeOf } from "../test/helpers/envelope.ts";
+import { freePort, spawnGw, waitForHealth } from "../test/helpers/process.ts";
 import { now } from "./lib/child-protocol.ts";
 import { report } from "./lib/report.ts";
 import { dist, intEnv } from "./lib/stats.ts";
@@ -40,9 +42,10 @@ const waitStamps = async (n: number) => {
   }
 };
 
-const port = 18_000 + Math.floor(Math.random() * 2000);
-const receiver = Bun.spawn([process.execPath, join(import.meta.dir, "../src/main.ts"), "receiver"], {
-  env: {
+const port = freePort();
+const receiver = spawnGw(
+  ["receiver"],
+  {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: dir,
     GW_BEARER_TOKEN: "bench-token",
@@ -52,11 +55,10 @@ const receiver = Bun.spawn([process.execPath, join(import.meta.dir, "../src/main
     GW_RECEIVER_BIND_PORT: String(port),
     GW_RECEIVER_AGENT_BIN: agent,
   },
-  stdout: "ignore",
-  stderr: "inherit",
-});
+  { output: "inherit" },
+);
 const cleanup = () => {
-  receiver.kill("SIGKILL");
+  receiver.proc.kill("SIGKILL");
   rmSync(dir, { recursive: true, force: true });
 };
 process.on("SIGINT", () => {
@@ -65,34 +67,18 @@ process.on("SIGINT", () => {
 });
 
 try {
-  for (const deadline = now() + 15_000; ; ) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (now() > deadline) throw new Error("gw receiver did not start");
-    await Bun.sleep(20);
-  }
+  await waitForHealth(port, 15_000, 20);
   const answered: number[] = [];
   const started: number[] = [];
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
     const id = crypto.randomUUID();
-    const body = JSON.stringify({
-      id: `msg_01J${String(i).padStart(23, "0")}`,
-      source: "community_chat",
-      channel_id: `community_chat:channel:${1_300_000_000_000_000_000 + i}`,
-      channel_type: "group",
-      sender: { id: "1", display_name: "Ann", person_id: "ann" },
-      text: "hello",
-      attachments: [],
-      reply_to: null,
-      timestamp: new Date().toISOString(),
-      direction: "inbound",
-      raw: {},
-    });
+    const body = JSON.stringify(
+      envelopeOf({
+        id: `msg_01J${String(i).padStart(23, "0")}`,
+        channel_id: `community_chat:channel:${1_300_000_000_000_000_000 + i}`,
+        sender: { id: "1", display_name: "Ann", person_id: "ann" },
+      }),
+    );
     const headers = signedHeaders(SECRET, id, Math.floor(Date.now() / 1000), body);
     const t0 = now();
     const res = await fetch(`http://127.0.0.1:${port}/webhook`, {

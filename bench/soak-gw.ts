@@ -17,12 +17,8 @@
 
 import { heapStats, memoryUsage } from "bun:jsc";
 import { writeFileSync } from "node:fs";
-import { buildConnectors } from "../src/connectors/registry.ts";
-import { systemClock } from "../src/core/ports.ts";
-import { bunSpawner } from "../src/core/spawn.ts";
-import { createService } from "../src/service.ts";
 import { emit, serveCommands } from "./lib/child-protocol.ts";
-import { serveSetup } from "./lib/gw-child.ts";
+import { bothConnectorsOk, serveLikeGw, serveSetup } from "./lib/gw-child.ts";
 
 // Take the discord.js Client when the connector logs it in (discord.js loads eagerly here).
 const { Client } = await import("discord.js");
@@ -33,30 +29,12 @@ Client.prototype.login = function (this: InstanceType<typeof Client>, token?: st
   return login.call(this, token);
 };
 
-const { env, host, config, log } = await serveSetup(process.env);
-const build = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
-let registry: ReturnType<typeof build> = {};
-const svc = createService({
-  config,
-  clock: systemClock,
-  log,
-  host,
-  connectors: (shared) => {
-    registry = build(shared);
-    return registry;
-  },
+const setup = await serveSetup(process.env);
+const { svc, states } = await serveLikeGw(setup, {
+  hostname: setup.config.bindHost,
+  port: setup.config.bindPort,
 });
-svc.prepare();
-svc.app.listen({ hostname: config.bindHost, port: config.bindPort, reusePort: false });
-await svc.start();
-const deadline = performance.now() + 60_000;
-while (
-  registry.device_messenger?.health().state !== "ok" ||
-  registry.community_chat?.health().state !== "ok"
-) {
-  if (performance.now() > deadline) throw new Error("connectors not ok after 60 s");
-  await Bun.sleep(10);
-}
+await bothConnectorsOk(states);
 emit({ ready: svc.app.server?.port ?? 0, pid: process.pid });
 
 const MiB = 1024 * 1024;

@@ -2,7 +2,7 @@
  * What bench/soak.ts reports: the verdict rows (the RSS target, the series, the rates, whether gw kept
  * up, the exactly-once audit) and the human lines before them. Pure.
  */
-import type { SummaryRow } from "./lib/report.ts";
+import { plainRow, type SummaryRow } from "./lib/report.ts";
 import type { Dist } from "./lib/stats.ts";
 import type { SoakAudit } from "./soak-audit.ts";
 
@@ -75,14 +75,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
   const ratio = r2(end.rssMiB / first.rssMiB);
   const total = 2 * r.perSource;
   const { audit, sink } = r;
-  const row = (figure: string, value: string, target = "", pass: boolean | null = null): SummaryRow => ({
-    figure,
-    value,
-    baseline: "",
-    ratio: null,
-    target,
-    pass,
-  });
+  const row = plainRow;
   const gw = r.probe ? "gw (bench/soak-gw.ts, BENCH_SOAK_PROBE=1)" : "gw serve";
   const summary: SummaryRow[] = [
     {

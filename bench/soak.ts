@@ -34,15 +34,16 @@ import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FAKE_BOT_TOKEN } from "../src/demo/fake-discord/server.ts";
-import { freePort, waitFor } from "../test/helpers/process.ts";
+import { freePort, spawnGw, stopGw, waitFor } from "../test/helpers/process.ts";
 import { chatDbPathIn, gwEnvFor } from "./lib/chatdb.ts";
-import { Child, type Msg } from "./lib/child.ts";
+import { type Child, type Msg, startChild } from "./lib/child.ts";
 import { now } from "./lib/child-protocol.ts";
-import { sampleProc, slope, waitQuiet } from "./lib/proc.ts";
+import { waitQuiet, withMachineLoad } from "./lib/machine.ts";
+import { sampleProc, slope } from "./lib/proc.ts";
 import { report } from "./lib/report.ts";
-import { startSession, withMachineLoad } from "./lib/session.ts";
+import { startSession } from "./lib/session.ts";
 import { Sink } from "./lib/sink.ts";
-import { dist, intEnv, mulberry32, pct } from "./lib/stats.ts";
+import { dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
 import { auditStore } from "./soak-audit.ts";
 import { type Checkpoint, type ProbeHeap, soakSummary } from "./soak-report.ts";
 import { allowlistToml, imessageWorld } from "./soak-world.ts";
@@ -82,17 +83,15 @@ const sizeMiB = (p: string) => {
 };
 const session = startSession(progress, KEEP);
 
-async function startChild(name: string, args: string[], env: Record<string, string>): Promise<[Child, Msg]> {
-  const child = new Child(name, args, env);
-  const ready = await child.waitFor((m) => "ready" in m, 90_000, `${name} ready`);
-  await child.calibrate();
+async function startReady(name: string, args: string[], env: Record<string, string>): Promise<[Child, Msg]> {
+  const { child, ready } = await startChild(name, args, env, 90_000);
   return [child, ready];
 }
 
 /** gw serve, or the probe (soak-gw.ts): its pid, and a stop that says how it ended. */
 async function startGw(env: Record<string, string>, stderrPath: string) {
   if (PROBE) {
-    const [child] = await startChild("gw-probe", [join(HERE, "soak-gw.ts")], env);
+    const [child] = await startReady("gw-probe", [join(HERE, "soak-gw.ts")], env);
     return {
       pid: child.proc.pid,
       probe: child,
@@ -102,21 +101,9 @@ async function startGw(env: Record<string, string>, stderrPath: string) {
       },
     };
   }
-  const proc = Bun.spawn([process.execPath, join(GW_ROOT, "src/main.ts"), "serve"], {
-    env,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: Bun.file(stderrPath),
-  });
-  session.track(proc);
-  return {
-    pid: proc.pid,
-    probe: null,
-    stop: async () => {
-      proc.kill("SIGTERM");
-      return await proc.exited;
-    },
-  };
+  const gw = spawnGw(["serve"], env, { root: GW_ROOT, output: { stderrFile: stderrPath } });
+  session.track(gw.proc);
+  return { pid: gw.proc.pid, probe: null, stop: () => stopGw(gw) };
 }
 
 async function main() {
@@ -124,12 +111,12 @@ async function main() {
   const chatDb = chatDbPathIn(dir);
   const dbPath = join(dir, "data/gw.db");
   const im = imessageWorld(mulberry32(SEED), { handles: 300, allowedShare: 0.15, groups: 50 });
-  const [writer] = await startChild("writer", [join(HERE, "load-writer.ts")], {
+  const [writer] = await startReady("writer", [join(HERE, "load-writer.ts")], {
     PATH,
     BENCH_CHAT_DB: chatDb,
     BENCH_CHATS: JSON.stringify(im.chats),
   });
-  const [fake, fakeReady] = await startChild("fake-discord", [join(HERE, "soak-discord.ts")], {
+  const [fake, fakeReady] = await startReady("fake-discord", [join(HERE, "soak-discord.ts")], {
     PATH,
     BENCH_SEED: String(SEED),
   });
@@ -223,12 +210,7 @@ async function main() {
     return {
       stored,
       tS: r1((now() - t0) / 1000),
-      rssMiB: r1(
-        pct(
-          reads.map((r) => r.rssKiB / 1024).sort((a, b) => a - b),
-          50,
-        ),
-      ),
+      rssMiB: r1(median(reads.map((r) => r.rssKiB / 1024))),
       windowMinMiB: Math.min(...window),
       windowMaxMiB: Math.max(...window),
       hwmMiB: r1(last.hwmKiB / 1024),

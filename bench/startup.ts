@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FLAGS } from "../scripts/build.ts";
+import { freePort } from "../test/helpers/process.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { type Dist, dist, intEnv } from "./lib/stats.ts";
 
@@ -57,9 +58,8 @@ const gwPlain = build(
 const helloServe = build(join(dir, "hello-serve.ts"), join(dir, "hello-serve"), FLAGS);
 const helloPrint = build(join(dir, "hello-print.ts"), join(dir, "hello-print"), FLAGS);
 
-let port = 21_000 + Math.floor(Math.random() * 20_000);
 async function timeServe(bin: string, args: string[]): Promise<number> {
-  port += 1;
+  const port = freePort();
   const home = mkdtempSync(join(dir, "run-"));
   const t0 = performance.now();
   const proc = Bun.spawn([bin, ...args], {

@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CHAT_DB_SCHEMA_SQL } from "../../src/demo/chatdb-schema.ts";
 import { type ChatDbWriter, openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { isolatedEnv } from "../../test/helpers/process.ts";
 
 export const FRIEND = "+15555550100";
 export const STRANGER = "+15555550199";
@@ -85,14 +86,11 @@ export function setSynchronous(writer: ChatDbWriter, mode: SyncMode): SyncMode {
 export function gwEnvFor(dir: string, chatDbPath: string, token: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: dir,
-    GW_BEARER_TOKEN: token,
-    GW_BIND_HOST: "127.0.0.1",
-    GW_BIND_PORT: "0",
-    GW_DB_PATH: join(dir, "data/gw.db"),
-    GW_ATTACHMENT_DIR: join(dir, "data/attachments"),
-    GW_LOG_DIR: join(dir, "logs"),
-    GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
-    GW_CHAT_DB_PATH: chatDbPath,
+    ...isolatedEnv(dir, {
+      GW_BEARER_TOKEN: token,
+      GW_BIND_HOST: "127.0.0.1",
+      GW_BIND_PORT: "0",
+      GW_CHAT_DB_PATH: chatDbPath,
+    }),
   };
 }

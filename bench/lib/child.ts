@@ -3,6 +3,7 @@
  * (each stamped with its arrival time here), JSON commands in, request/answer by id, clock calibration
  * with pings (offset = the child's clock minus ours, from the ping with the smallest round trip), and a
  * stop that falls back to kill. `live` holds the children still running, for cleanup on Ctrl-C.
+ * `startChild` is how every benchmark starts one: spawn, wait for its ready line, calibrate.
  */
 import type { Subprocess } from "bun";
 import type { ProcessStats } from "./child-protocol.ts";
@@ -143,4 +144,20 @@ export class Child {
     }
     live.delete(this);
   }
+}
+
+/**
+ * Starts a child, waits for its first `{"ready":…}` line (at most `timeoutMs`), then calibrates its clock;
+ * returns it with that line.
+ */
+export async function startChild(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ child: Child; ready: Msg }> {
+  const child = new Child(name, args, env);
+  const ready = await child.waitFor((m) => "ready" in m, timeoutMs, `${name} ready`);
+  await child.calibrate();
+  return { child, ready };
 }

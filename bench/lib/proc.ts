@@ -4,7 +4,7 @@
  * clock ticks of 10 ms), CPU time and run count of each thread from /proc/<pid>/task/<tid>/schedstat
  * (nanoseconds; the run count counts the times the thread was put on a CPU, i.e. its wake-ups while
  * mostly asleep), kept per thread by a ledger, and RSS from /proc/<pid>/status. Plus a least-squares
- * slope for RSS samples.
+ * slope for RSS samples. The machine as a whole (/proc/stat) is lib/machine.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -47,18 +47,38 @@ export function threadSamples(pid: number): ThreadSample[] {
   return out;
 }
 
+/**
+ * utime + stime of the thread group (`self`) and of its reaped children (`children`: cutime + cstime),
+ * ms, from /proc/<pid>/stat; throws when the process is gone.
+ */
+function statCpuMs(pid: number): { self: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name: utime, stime, cutime, cstime are fields 14–17 (1-based).
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return {
+    self: (Number(f[11]) + Number(f[12])) * TICK_MS,
+    children: (Number(f[13]) + Number(f[14])) * TICK_MS,
+  };
+}
+
+/** CPU time of a process and of its reaped children, ms (10 ms resolution); null when it is gone. */
+export function procCpuMs(pid: number): { self: number; children: number } | null {
+  try {
+    return statCpuMs(pid);
+  } catch {
+    return null;
+  }
+}
+
 /** One reading of a live process; throws when it is gone. */
 export function sampleProc(pid: number): ProcSample {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 (1-based).
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(f[11]) + Number(f[12]);
+  const cpuMs = statCpuMs(pid).self;
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (key: string) =>
     Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
   return {
     at: performance.now(),
-    cpuMs: ticks * TICK_MS,
+    cpuMs,
     threads: threadSamples(pid),
     rssKiB: kib("VmRSS"),
     hwmKiB: kib("VmHWM"),
@@ -168,38 +188,4 @@ export function slope(points: readonly (readonly [x: number, y: number])[]): num
     den += (x - mx) ** 2;
   }
   return den === 0 ? Number.NaN : num / den;
-}
-
-/** Busy jiffies (user + nice + system + irq + softirq + steal) of all CPUs, in ms; null off Linux. */
-export function machineBusyMs(): number | null {
-  try {
-    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return ((f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0)) * 10;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Waits (up to `maxS` seconds) until the machine was less than 10% busy over the last second, so that a
- * timed run does not start while something else is using the CPUs. Returns the seconds waited.
- */
-export async function waitQuiet(maxS: number, progress: (s: string) => void): Promise<number> {
-  const t0 = performance.now();
-  let said = false;
-  while ((performance.now() - t0) / 1000 < maxS) {
-    const b0 = machineBusyMs();
-    await Bun.sleep(1000);
-    const b1 = machineBusyMs();
-    if (b0 === null || b1 === null) return 0;
-    const share = (b1 - b0) / (1000 * navigator.hardwareConcurrency);
-    if (share < 0.1) break;
-    if (!said) progress(`waiting for a quiet machine (${Math.round(share * 100)}% busy)`);
-    said = true;
-  }
-  return Math.round((performance.now() - t0) / 1000);
 }

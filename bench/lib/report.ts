@@ -2,7 +2,8 @@
  * How every benchmark reports: a few human lines, then the verdict rows, then one JSON line (the last
  * line of stdout) that `bun run bench` (bench/run.ts) collects into its summary table and into the
  * Performance section of docs/EVIDENCE.md. A row compares one figure of gw with the raw baseline or the
- * peer measured in the same run; `pass` is null for a figure that has no target.
+ * peer measured in the same run; `pass` is null for a figure that has no target. Plus the plain-text
+ * table the benchmarks print.
  */
 import { Database } from "bun:sqlite";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -69,6 +70,27 @@ export function machine(): Machine {
 }
 
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+
+/** A row without a ratio: a figure, its value, and its target and verdict or baseline where it has one. */
+export function plainRow(
+  figure: string,
+  value: string,
+  target = "",
+  pass: boolean | null = null,
+  baseline = "",
+): SummaryRow {
+  return { figure, value, baseline, ratio: null, target, pass };
+}
+
+/** A plain-text table: the first column left-aligned, the others right-aligned, a dashed rule under the head. */
+export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+      .join("  ");
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+}
 
 /** The verdict lines of a summary, as printed before the JSON line. */
 export function verdictLines(summary: readonly SummaryRow[]): string[] {

@@ -1,11 +1,10 @@
 /**
  * The lifetime of one benchmark run: its temp dirs and the processes it started (lib/child.ts children
  * and any other subprocess), all removed or stopped by `cleanup()`, which also runs on SIGINT/SIGTERM
- * (exit 130). With `keep` the temp dirs stay and are named on stderr. Also the machine's busy share
- * over a phase (/proc/stat, every process included), since the VM may be shared.
+ * (exit 130). With `keep` the temp dirs stay and are named on stderr.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { live } from "./child.ts";
@@ -53,42 +52,4 @@ export function startSession(progress: (s: string) => void, keep: boolean): Sess
     });
   }
   return s;
-}
-
-/** Busy and total jiffies over all CPUs from /proc/stat, or null off Linux. */
-function jiffies(): { busy: number; total: number } | null {
-  try {
-    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
-      .trim()
-      .split(/\s+/)
-      .slice(1, 9)
-      .map(Number);
-    const total = f.reduce((a, b) => a + b, 0);
-    return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total };
-  } catch {
-    return null;
-  }
-}
-
-export interface MachineLoad {
-  /** Share of all cores busy over the phase, this benchmark's own processes included. */
-  busyPctAllCores: number | null;
-  load1Start: number;
-  load1End: number;
-}
-
-/** Runs a phase and says how busy the whole machine was meanwhile. */
-export async function withMachineLoad<T>(run: () => Promise<T>): Promise<[T, MachineLoad]> {
-  const load1Start = Math.round((loadavg()[0] ?? 0) * 100) / 100;
-  const a = jiffies();
-  const out = await run();
-  const b = jiffies();
-  return [
-    out,
-    {
-      busyPctAllCores: a && b ? Math.round(((b.busy - a.busy) / (b.total - a.total || 1)) * 1000) / 10 : null,
-      load1Start,
-      load1End: Math.round((loadavg()[0] ?? 0) * 100) / 100,
-    },
-  ];
 }

@@ -1,7 +1,8 @@
 /**
- * bench/webhooks-sink.ts as a child of another benchmark: started, its clock offset measured over HTTP
+ * bench/webhooks-sink.ts as a child of a benchmark: started, its clock offset measured over HTTP
  * (GET /now, the ping with the smallest round trip, as lib/child.ts does over stdin), its records read
- * back, and stopped with SIGTERM (it ignores stdin commands).
+ * back (raw, on its clock, or as arrivals on ours), its own CPU time, a reset between rounds, and stopped
+ * with SIGTERM (it ignores stdin commands).
  */
 import { join } from "node:path";
 import { Child, live } from "./child.ts";
@@ -16,36 +17,54 @@ export class Sink {
     readonly offsetErrMs: number,
   ) {}
 
-  static async start(secret: string): Promise<Sink> {
+  /** Starts the sink and measures its clock offset with `pings` pings. */
+  static async start(secret: string, pings = 25): Promise<Sink> {
     const child = new Child("webhooks-sink", [join(import.meta.dir, "../webhooks-sink.ts")], {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       BENCH_SECRET: secret,
     });
     const port = (await child.waitFor((m) => "ready" in m, 30_000, "sink ready")).ready as number;
-    const { off, err } = await sinkOffset(port);
+    const { off, err } = await sinkOffset(port, pings);
     return new Sink(child, port, off, err);
+  }
+
+  private async get<T>(path: string): Promise<T> {
+    return (await (await fetch(`http://127.0.0.1:${this.port}${path}`)).json()) as T;
   }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/hook`;
   }
 
-  async count(): Promise<{ n: number; dupes: number; bad: number }> {
-    return (await (await fetch(`http://127.0.0.1:${this.port}/count`)).json()) as {
-      n: number;
-      dupes: number;
-      bad: number;
-    };
+  count(): Promise<{ n: number; dupes: number; bad: number }> {
+    return this.get("/count");
+  }
+
+  /** Every record as the sink keeps it: [delivery id, arrival on the sink's clock, body bytes]. */
+  stats(): Promise<SinkStats> {
+    return this.get("/stats");
   }
 
   /** Delivery id → arrival, on our clock. */
   async arrivals(): Promise<{ byId: Map<string, number>; dupes: number; bad: number }> {
-    const s = (await (await fetch(`http://127.0.0.1:${this.port}/stats`)).json()) as {
-      dupes: number;
-      bad: number;
-      records: [string, number, number][];
-    };
+    const s = await this.stats();
     return { byId: new Map(s.records.map(([id, t]) => [id, t - this.offsetMs])), dupes: s.dupes, bad: s.bad };
+  }
+
+  /** The sink's clock offset measured again now (it drifts slowly). */
+  measureOffset(pings = 25): Promise<{ off: number; err: number }> {
+    return sinkOffset(this.port, pings);
+  }
+
+  /** The sink process's CPU time so far (user + system), µs. */
+  async cpuUs(): Promise<number> {
+    const c = await this.get<{ userUs: number; systemUs: number }>("/cpu");
+    return c.userUs + c.systemUs;
+  }
+
+  /** Forgets every record (between rounds). */
+  async reset(): Promise<void> {
+    await (await fetch(`http://127.0.0.1:${this.port}/reset`, { method: "POST" })).body?.cancel();
   }
 
   async stop(): Promise<void> {
@@ -55,10 +74,17 @@ export class Sink {
   }
 }
 
-/** The sink's clock minus ours, from the /now ping with the smallest round trip (25 pings). */
-export async function sinkOffset(port: number): Promise<{ off: number; err: number }> {
+export interface SinkStats {
+  n: number;
+  dupes: number;
+  bad: number;
+  records: [id: string, t: number, bytes: number][];
+}
+
+/** The sink's clock minus ours and half the round trip, from the /now ping with the smallest round trip. */
+export async function sinkOffset(port: number, pings = 25): Promise<{ off: number; err: number }> {
   let best = { rtt: Number.POSITIVE_INFINITY, off: 0 };
-  for (let i = 0; i < 25; i++) {
+  for (let i = 0; i < pings; i++) {
     const t1 = now();
     const { t } = (await (await fetch(`http://127.0.0.1:${port}/now`)).json()) as { t: number };
     const t2 = now();

@@ -1,4 +1,9 @@
-/** Small shared pieces of the benchmarks: integer settings, a seeded generator, percentiles. */
+/**
+ * The benchmarks' one definition of a percentile, and the summaries built on it: integer settings, a
+ * seeded generator, `percentile` (nearest rank: the smallest sample with at least p % of the samples at
+ * or below it, so always a measured value; R's quantile type 1, numpy's "inverted_cdf"), `median` and
+ * the distribution shapes the reports carry. Every percentile a benchmark computes goes through here.
+ */
 
 export function intEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -20,11 +25,24 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-export function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
+/**
+ * The p-th percentile (0 < p ≤ 100) of samples sorted ascending, by nearest rank: the sample at rank
+ * ⌈p/100 · n⌉ (1-based), clamped to [1, n]. NaN for no samples.
+ */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * n);
+  return sorted[Math.min(n - 1, Math.max(0, rank - 1))] as number;
 }
+
+/** An ascending copy (NaN and the like sort as the comparator leaves them). */
+export const ascending = (values: Iterable<number>): number[] => [...values].sort((a, b) => a - b);
+
+/** The nearest-rank median: for an even count, the lower of the two middle samples. */
+export const median = (values: Iterable<number>): number => percentile(ascending(values), 50);
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
 
 export interface Dist {
   n: number;
@@ -36,16 +54,38 @@ export interface Dist {
   mean: number;
 }
 
-export function dist(values: readonly number[]): Dist {
-  const s = [...values].sort((a, b) => a - b);
-  const r = (x: number) => Math.round(x * 100) / 100;
+/** n, min, p50, p90, p99, max and mean, each passed through `round` (2 decimals unless given). */
+export function dist(values: readonly number[], round: (x: number) => number = r2): Dist {
+  const s = ascending(values);
   return {
     n: s.length,
-    min: r(s[0] ?? Number.NaN),
-    p50: r(pct(s, 50)),
-    p90: r(pct(s, 90)),
-    p99: r(pct(s, 99)),
-    max: r(s[s.length - 1] ?? Number.NaN),
-    mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+    min: round(s[0] ?? Number.NaN),
+    p50: round(percentile(s, 50)),
+    p90: round(percentile(s, 90)),
+    p99: round(percentile(s, 99)),
+    max: round(s[s.length - 1] ?? Number.NaN),
+    mean: round(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+  };
+}
+
+/** The Discord benchmark's shape: p95 in place of min and p90, 2 decimals. */
+export interface TailDist {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export function tailDist(values: readonly number[]): TailDist {
+  const s = ascending(values);
+  return {
+    n: s.length,
+    p50: r2(percentile(s, 50)),
+    p95: r2(percentile(s, 95)),
+    p99: r2(percentile(s, 99)),
+    max: r2(s[s.length - 1] ?? Number.NaN),
+    mean: r2(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
   };
 }

@@ -10,14 +10,12 @@ import { writeFileSync } from "node:fs";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { HostInfo } from "../../src/config/paths.ts";
 import type { CommunityTuning } from "../../src/connectors/community-chat/connector.ts";
-import { buildConnectors } from "../../src/connectors/registry.ts";
 import { systemClock } from "../../src/core/ports.ts";
-import { bunSpawner } from "../../src/core/spawn.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord } from "../../src/demo/fake-discord/server.ts";
-import { createService, type Service, type ServicePorts } from "../../src/service.ts";
+import type { Service, ServicePorts } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
 import { isolatedEnv, waitFor } from "./process.ts";
-import { makeRequest, TOKEN } from "./service.ts";
+import { makeRequest, startWired, TOKEN } from "./service.ts";
 
 export { allowAnn } from "./service.ts";
 
@@ -57,23 +55,15 @@ export async function communityService(
   if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
   const log = recordingLogger();
   const start = async (): Promise<Service> => {
-    const svc = createService({
+    const svc = await startWired({
       config: loaded.config,
+      env,
+      host,
       clock: systemClock,
       log,
-      host,
       ...(opts.openStore ? { openStore: opts.openStore } : {}),
-      connectors: buildConnectors({
-        config: loaded.config,
-        env,
-        host,
-        clock: systemClock,
-        log,
-        spawner: bunSpawner,
-        communityTuning: { ...TEST_TUNING, ...opts.tuning },
-      }),
+      ports: { communityTuning: { ...TEST_TUNING, ...opts.tuning } },
     });
-    await svc.start();
     // Registered inside the running test, this hook runs when that test ends.
     afterAll(() => svc.close());
     return svc;

@@ -6,15 +6,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
-import { buildConnectors } from "../../src/connectors/registry.ts";
 import { type Clock, systemClock } from "../../src/core/ports.ts";
-import { bunSpawner } from "../../src/core/spawn.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
-import { createService, type ServicePorts } from "../../src/service.ts";
+import type { ServicePorts } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
 import { freePort, isolatedEnv, standInProgram } from "./process.ts";
 
-import { ALLOWLIST, closeAtEnd, makeRequest, TOKEN } from "./service.ts";
+import { ALLOWLIST, closeAtEnd, makeRequest, startWired, TOKEN } from "./service.ts";
 import { tempDir } from "./temp.ts";
 
 export const FRIEND = "+15555550100";
@@ -83,23 +81,15 @@ export async function deviceService(
   if (!loaded.ok) throw new Error(formatProblems(loaded.problems));
   const log = recordingLogger();
   const start = async () => {
-    const svc = createService({
+    const svc = await startWired({
       config: loaded.config,
+      env,
+      host,
       clock: opts.clock ?? systemClock,
       log,
-      host,
       ...(opts.openStore ? { openStore: opts.openStore } : {}),
-      connectors: buildConnectors({
-        config: loaded.config,
-        env,
-        host,
-        clock: opts.clock ?? systemClock,
-        log,
-        spawner: bunSpawner,
-        ...(opts.osascriptTimeoutMs ? { osascriptTimeoutMs: opts.osascriptTimeoutMs } : {}),
-      }),
+      ports: opts.osascriptTimeoutMs ? { osascriptTimeoutMs: opts.osascriptTimeoutMs } : {},
     });
-    await svc.start();
     closeAtEnd(svc);
     return svc;
   };

@@ -1,6 +1,8 @@
 /**
- * Running gw as a real process: from source (`bun src/main.ts`) or as the compiled `dist/gw`,
- * with an explicit environment (never the developer's GW_ variables), plus deadline-bounded waits.
+ * Running gw as a real process: from source (`bun src/main.ts`, this checkout or another) or as the
+ * compiled `dist/gw`, with an explicit environment (never the developer's GW_ variables), stopped with a
+ * signal and SIGKILL after a grace; plus deadline-bounded waits and free ports. The one kit for process
+ * start, stop and waits: bench/ uses it too (this module imports nothing from bench/ or test/ beside it).
  */
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,27 +12,39 @@ export const ROOT = join(import.meta.dir, "../..");
 export const BINARY = join(ROOT, "dist/gw");
 
 export interface GwProcess {
-  proc: Subprocess<"ignore", "pipe", "pipe">;
+  proc: Subprocess;
+  /** What it wrote so far (empty for a stream that was not piped). */
   output(): { stdout: string; stderr: string };
   exited: Promise<number>;
 }
 
+/**
+ * Where a gw process's output goes: both streams piped and kept for output() (the default), both
+ * dropped, stderr shown on ours (stdout dropped), or stderr appended to a file (stdout dropped).
+ */
+export type GwOutput = "pipe" | "ignore" | "inherit" | { stderrFile: string };
+
 export function spawnGw(
   args: string[],
   env: Record<string, string>,
-  opts: { binary?: boolean } = {},
+  opts: { binary?: boolean; root?: string; output?: GwOutput } = {},
 ): GwProcess {
-  const cmd = opts.binary ? [BINARY, ...args] : [process.execPath, join(ROOT, "src/main.ts"), ...args];
+  const main = join(opts.root ?? ROOT, "src/main.ts");
+  const cmd = opts.binary ? [BINARY, ...args] : [process.execPath, main, ...args];
+  const output = opts.output ?? "pipe";
+  const piped = output === "pipe";
   const proc = Bun.spawn(cmd, {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: env.HOME ?? process.env.HOME ?? "/tmp", ...env },
     stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
+    stdout: piped ? "pipe" : "ignore",
+    stderr: typeof output === "object" ? Bun.file(output.stderrFile) : output,
   });
   const out = { stdout: "", stderr: "" };
-  const pump = async (stream: ReadableStream<Uint8Array>, sink: (s: string) => void) => {
+  const pump = async (stream: unknown, sink: (s: string) => void) => {
+    if (!(stream instanceof ReadableStream)) return;
     const decoder = new TextDecoder();
-    for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of stream as ReadableStream<Uint8Array>)
+      sink(decoder.decode(chunk, { stream: true }));
   };
   const drained = Promise.all([
     pump(proc.stdout, (s) => {
@@ -50,18 +64,45 @@ export function spawnGw(
   };
 }
 
-/** Polls `probe` until it returns a value other than undefined, or fails at the deadline. */
+/** Sends `signal` (unless it has ended), then SIGKILL after `killAfterMs`; resolves with the exit code. */
+export async function stopGw(gw: GwProcess, signal: NodeJS.Signals = "SIGTERM", killAfterMs = 10_000) {
+  if (gw.proc.exitCode === null && gw.proc.signalCode === null) gw.proc.kill(signal);
+  const killer = setTimeout(() => gw.proc.kill("SIGKILL"), killAfterMs);
+  try {
+    return await gw.exited;
+  } finally {
+    clearTimeout(killer);
+  }
+}
+
+/** `probe` as waitFor runs it, failing at once (with the end of its stderr) if the process exits first. */
+export function waitWhileRunning<T>(
+  gw: GwProcess,
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  return Promise.race([
+    waitFor(probe, what, timeoutMs),
+    gw.exited.then((code): never => {
+      throw new Error(`exited with ${code} before ${what}: ${gw.output().stderr.slice(-2000)}`);
+    }),
+  ]);
+}
+
+/** Polls `probe` every `intervalMs` until it returns a value other than undefined, or fails at the deadline. */
 export async function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
   what: string,
   timeoutMs = 10_000,
+  intervalMs = 25,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(25);
+    await Bun.sleep(intervalMs);
   }
 }
 
@@ -72,7 +113,12 @@ export function freePort(): number {
   return port;
 }
 
-export async function waitForHealth(port: number, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+/** GET /healthz on the port every `intervalMs` until it answers 200; resolves with its body. */
+export async function waitForHealth(
+  port: number,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<Record<string, unknown>> {
   return waitFor(
     async () => {
       try {
@@ -84,6 +130,7 @@ export async function waitForHealth(port: number, timeoutMs = 10_000): Promise<R
     },
     `/healthz on port ${port}`,
     timeoutMs,
+    intervalMs,
   );
 }
 

@@ -5,16 +5,16 @@
  * to restart on the same journal). Call it inside a test: it stops when the test ends.
  */
 import { afterAll } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { createIdFactory } from "../../src/core/ids.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { bunSpawner } from "../../src/core/spawn.ts";
 import { createReceiver } from "../../src/receiver/receiver.ts";
 import { openReceiverJournal } from "../../src/store/receiver-journal.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { envelopeOf } from "./envelope.ts";
+import { fakeAgentProgram } from "./fake-agent.ts";
 import { recordingLogger } from "./logger.ts";
 import { ROOT } from "./process.ts";
 import { TOKEN } from "./service.ts";
@@ -22,64 +22,8 @@ import { tempDir } from "./temp.ts";
 
 export const SECRET = "receiver-test-secret-0123456789";
 
-export interface AgentRecord {
-  event: "start" | "end" | "grandchild" | "tools" | "ignored-term";
-  t: number;
-  pid: number;
-  /** The receiver that started the run (start records). */
-  ppid?: number;
-  argv?: string[];
-  env?: Record<string, string>;
-  stdin?: string;
-  cwd?: string;
-  pgid?: number;
-  mcpConfig?: {
-    mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
-  };
-  mcpConfigMode?: number;
-  child?: number;
-  [k: string]: unknown;
-}
-
-/** The wrapper script used as GW_RECEIVER_AGENT_BIN, and the agent's records. */
-export function fakeAgentProgram(dir: string) {
-  const bin = join(dir, "agent");
-  const record = join(dir, "agent-record.jsonl");
-  writeFileSync(
-    bin,
-    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "test/fakes/fake-agent.ts")}' '${record}' "$@"\n`,
-  );
-  chmodSync(bin, 0o755);
-  // Only lines ended by a newline are read: an agent may be in the middle of appending the last one.
-  const records = (): AgentRecord[] =>
-    existsSync(record)
-      ? readFileSync(record, "utf8")
-          .split("\n")
-          .slice(0, -1)
-          .filter((l) => l.trim() !== "")
-          .map((l) => JSON.parse(l) as AgentRecord)
-      : [];
-  return { bin, record, records };
-}
-
-const ids = createIdFactory(systemClock);
-
-export function envelopeOf(overrides: Partial<Envelope> = {}): Envelope {
-  return {
-    id: ids.message(),
-    source: "community_chat",
-    channel_id: "community_chat:channel:1300000000000000001",
-    channel_type: "group",
-    sender: { id: "1100000000000000001", display_name: "Ann", person_id: "ann" },
-    text: "hello",
-    attachments: [],
-    reply_to: null,
-    timestamp: new Date().toISOString(),
-    direction: "inbound",
-    raw: {},
-    ...overrides,
-  };
-}
+export { type AgentRecord, fakeAgentProgram } from "./fake-agent.ts";
+export { envelopeOf };
 
 export function receiverUnderTest(
   opts: {

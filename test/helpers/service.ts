@@ -8,10 +8,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { ConnectorRegistry } from "../../src/connectors/connector.ts";
+import { buildConnectors, type RegistryPorts } from "../../src/connectors/registry.ts";
 import type { Clock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
-import { createService } from "../../src/service.ts";
+import { createService, type ServicePorts } from "../../src/service.ts";
 import { recordingConnector } from "../fakes/recording-connector.ts";
+import { allowAnn } from "./allowlist.ts";
 import { recordingLogger } from "./logger.ts";
 import { inbound, manualClock } from "./messages.ts";
 import { isolatedEnv } from "./process.ts";
@@ -21,18 +24,7 @@ export const TOKEN = "test-token-0123456789abcdef";
 export const AUTH = { authorization: `Bearer ${TOKEN}` };
 export const AGENT = { ...AUTH, "x-agent-id": "agent-a" };
 
-/** Ann is allowlisted on both platforms as person "ann": her phone number and a Discord user id. */
-export const allowAnn = (discordUserId: string) => `
-[[entry]]
-source = "device_messenger"
-id = "+15555550100"
-person_id = "ann"
-display_name = "Ann"
-[[entry]]
-source = "community_chat"
-id = "${discordUserId}"
-person_id = "ann"
-`;
+export { allowAnn };
 
 export const ALLOWLIST = allowAnn("1001");
 
@@ -83,6 +75,39 @@ export async function testService(
     config: loaded.config,
     attachmentsDir: join(dir, "data/attachments"),
   };
+}
+
+/**
+ * createService with the real connectors buildConnectors makes (the real spawner; `ports` adds the
+ * tests' shorter timers), started; the caller decides when it closes.
+ */
+export async function startWired(o: {
+  config: ServicePorts["config"];
+  env: Record<string, string>;
+  host: ServicePorts["host"];
+  clock: Clock;
+  log: ServicePorts["log"];
+  openStore?: ServicePorts["openStore"];
+  ports?: Pick<RegistryPorts, "osascriptTimeoutMs" | "communityTuning">;
+}) {
+  const svc = createService({
+    config: o.config,
+    clock: o.clock,
+    log: o.log,
+    host: o.host,
+    ...(o.openStore ? { openStore: o.openStore } : {}),
+    connectors: buildConnectors({
+      config: o.config,
+      env: o.env,
+      host: o.host,
+      clock: o.clock,
+      log: o.log,
+      spawner: bunSpawner,
+      ...o.ports,
+    }),
+  });
+  await svc.start();
+  return svc;
 }
 
 /** `app.handle` with JSON bodies: what a client does, without a port. */

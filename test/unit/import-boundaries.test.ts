@@ -2,7 +2,9 @@
  * Platform SDKs stay inside their connector (architecture habit 2): discord.js is imported by exactly
  * one file, and that file is loaded only when the Discord connector starts (a dynamic import), so a
  * gw without a bot token never pays for discord.js. SQL stays in src/store/ (plus the iMessage reader of
- * chat.db and the demo's writer), and nothing outside the store reaches its raw database handle.
+ * chat.db and the demo's writer), and nothing outside the store reaches its raw database handle. The
+ * benchmarks' kit runs one way: bench/ may use test/helpers/process.ts, never the reverse, and src/ uses
+ * neither.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -46,4 +48,13 @@ test("bun:sqlite is imported only by the store, the iMessage reader and the demo
 test("no module outside src/store/ reaches the store's raw database handle", () => {
   const reaching = sources.filter((s) => !s.file.startsWith("src/store/") && /\bstore\.db\b/.test(s.text));
   expect(reaching.map((s) => s.file)).toEqual([]);
+});
+
+test("src/ imports nothing of test/ or bench/, and test/helpers/ nothing of bench/ (the kit's one direction)", () => {
+  const reaching = (glob: string, forbidden: RegExp) =>
+    [...new Bun.Glob(glob).scanSync({ cwd: ROOT })].filter((f) =>
+      forbidden.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+  expect(reaching("src/**/*.ts", /from\s+["'](?:\.\.\/)+(?:test|bench)\//)).toEqual([]);
+  expect(reaching("test/helpers/**/*.ts", /from\s+["'](?:\.\.\/)+bench\//)).toEqual([]);
 });

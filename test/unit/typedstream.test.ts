@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { mulberry32 } from "../../bench/lib/stats.ts";
 import {
   decodeAttributedBody,
   encodeAttributedBody,
@@ -83,17 +84,8 @@ function ofUtf8Length(n: number, unit: string): string {
   return unit.repeat(Math.floor(n / unitBytes)) + "x".repeat(n % unitBytes);
 }
 
-/** mulberry32: small deterministic PRNG for the fuzz cases. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: small deterministic PRNG for the fuzz cases (the benchmarks' seeded generator). */
+const prng = mulberry32;
 
 const SIZES = [127, 128, 255, 256, 32_767, 32_768, 65_535, 65_536, 70_000];
 const NAMED: Array<[string, string]> = [

@@ -6,7 +6,7 @@
  * record). After every kill the afterKill invariants are checked on the database as the kill left it.
  * A cycle whose gw exited before the kill, or that never became ready, is a failure of that cycle.
  */
-import type { GwProcess } from "../../helpers/process.ts";
+import { type GwProcess, waitFor } from "../../helpers/process.ts";
 import { untilReady } from "./api.ts";
 import { afterKill, type Verdict } from "./checks.ts";
 import { FAILING_MIX, type Ledger, type Platform, QUIET_MIX, runBurst, send } from "./load.ts";
@@ -98,13 +98,12 @@ async function drive(
   };
 }
 
-async function waitUntil(probe: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) return false;
-    await Bun.sleep(5);
-  }
-  return true;
+/** Whether `probe` held within `timeoutMs` (checked every 5 ms). */
+function waitUntil(probe: () => boolean, timeoutMs: number): Promise<boolean> {
+  return waitFor(() => (probe() ? true : undefined), "the probe", timeoutMs, 5).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function runCycle(

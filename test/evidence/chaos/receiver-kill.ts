@@ -11,17 +11,17 @@
  * (receiver-checks.ts): every accepted message runs after the restart, marked interrupted, in channel
  * order, and none runs twice within one lifetime.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ChatDbWriter, openChatDbWriter } from "../../../src/demo/chatdb-writer.ts";
 import { CHECK_CONTEXT } from "../../../src/receiver/agent-command.ts";
+import { fakeAgentProgram } from "../../helpers/fake-agent.ts";
 import {
   freePort,
   type GwProcess,
   isAlive,
   isolatedEnv,
-  ROOT,
   spawnGw,
   waitFor,
   waitForHealth,
@@ -96,13 +96,7 @@ function setUp() {
     chatIdentifier: "chat100000000000000042",
     participants: [FRIEND],
   });
-  const record = join(dir, "agent-record.jsonl");
-  const agentBin = join(dir, "agent");
-  writeFileSync(
-    agentBin,
-    `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, "test/fakes/fake-agent.ts")}' '${record}' "$@"\n`,
-  );
-  chmodSync(agentBin, 0o755);
+  const { bin: agentBin, record } = fakeAgentProgram(dir);
   const servePort = freePort();
   const receiverPort = freePort();
   const serveEnv = isolatedEnv(join(dir, "serve"), {

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ChatDbWriter, openChatDbWriter } from "../../../src/demo/chatdb-writer.ts";
 import { type FakeDiscord, type FakeUser, startFakeDiscord } from "../../../src/demo/fake-discord/server.ts";
+import { allowAnn } from "../../helpers/allowlist.ts";
 import { freePort, type GwProcess, isolatedEnv, spawnGw, standInProgram } from "../../helpers/process.ts";
 import { type ChaosSink, chaosSink } from "./sink.ts";
 
@@ -42,18 +43,6 @@ export interface World {
   /** Stops whatever still runs and removes the folder. */
   close(): Promise<void>;
 }
-
-const allowlist = (discordUserId: string) => `
-[[entry]]
-source = "device_messenger"
-id = "${FRIEND}"
-person_id = "ann"
-display_name = "Ann"
-[[entry]]
-source = "community_chat"
-id = "${discordUserId}"
-person_id = "ann"
-`;
 
 function chatDbIn(dir: string) {
   const path = join(dir, "Library/Messages/chat.db");
@@ -94,7 +83,7 @@ export async function createWorld(): Promise<World> {
     GW_RATE_LIMIT_PER_CHANNEL_RPS: "1000",
     GW_RATE_LIMIT_BURST: "1000",
   });
-  writeFileSync(env.GW_ALLOWLIST_PATH as string, allowlist(ann.id));
+  writeFileSync(env.GW_ALLOWLIST_PATH as string, allowAnn(ann.id));
   const runs: GwProcess[] = [];
   return {
     dir,

@@ -13,6 +13,7 @@ import {
   type GwProcess,
   isolatedEnv,
   spawnGw,
+  stopGw,
   waitFor,
   waitForHealth,
 } from "../../helpers/process.ts";
@@ -132,15 +133,7 @@ function handle(port: number, env: Record<string, string>, proc: GwProcess): Gw 
       }
     },
     stop(signal = "SIGTERM") {
-      stopped ??= (async () => {
-        if (proc.proc.exitCode === null && proc.proc.signalCode === null) proc.proc.kill(signal);
-        const killer = setTimeout(() => proc.proc.kill("SIGKILL"), 10_000);
-        try {
-          return await proc.exited;
-        } finally {
-          clearTimeout(killer);
-        }
-      })();
+      stopped ??= stopGw(proc, signal);
       return stopped;
     },
   };

@@ -1,0 +1,213 @@
+/**
+ * bench/idle.ts's processes, side by side on one chat.db: the writer holding it open (idle-writer.ts),
+ * `gw serve` as the real command (and with webhooks on, and two what-ifs), imessage-kit's watcher, the
+ * Claude Code plugin's server (skipped with a reason when it cannot run) and a bare Bun process. Each
+ * measured one says how its pick-up of a new message is observed. Everything started is recorded in
+ * `Started` as soon as it runs, so the caller's cleanup stops it even when a later start fails.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { spawnGw, stopGw, waitWhileRunning } from "../test/helpers/process.ts";
+import { HERE, PATH, progress, SECRET, TOKEN, WEBHOOKS, WHATIF } from "./idle-settings.ts";
+import { gwEnvFor } from "./lib/chatdb.ts";
+import { type Child, startChild } from "./lib/child.ts";
+import { now } from "./lib/child-protocol.ts";
+import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
+import type { Session } from "./lib/session.ts";
+import { Sink } from "./lib/sink.ts";
+
+export interface Measured {
+  name: string;
+  role: "gw" | "whatif" | "peer" | "floor";
+  pid: number;
+  /** How its pick-up of a new message is observed: returns the sighting instant, on our clock, or null. */
+  pickUp?: (text: string, deadline: number) => Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/** The run's session, HOME of every process and the chat.db they share. */
+export interface Scene {
+  session: Session;
+  dir: string;
+  chatDbPath: string;
+}
+
+/** What has been started so far (for the cleanup) and why a peer was skipped. */
+export interface Started {
+  measured: Measured[];
+  writer: Child | null;
+  sink: Sink | null;
+  skipped: Record<string, string>;
+}
+
+/** A peer's or the writer's process, ready and calibrated. */
+const startReady = async (name: string, args: string[], env: Record<string, string>): Promise<Child> =>
+  (await startChild(name, args, env)).child;
+
+/** Polls GET /messages/unread every 1 ms until the message is listed; marks what it lists read. */
+const unreadPickUp =
+  (port: number, headers: Record<string, string>) =>
+  async (text: string, deadline: number): Promise<number | null> => {
+    while (now() < deadline) {
+      const res = await fetch(`http://127.0.0.1:${port}/messages/unread?limit=100`, { headers });
+      const t = now();
+      const body = (await res.json()) as { messages: { id: string; text: string }[] };
+      if (body.messages.some((m) => m.text === text)) {
+        await fetch(`http://127.0.0.1:${port}/messages/mark_read`, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          body: JSON.stringify({ message_ids: body.messages.map((m) => m.id) }),
+        });
+        return t;
+      }
+      await Bun.sleep(1);
+    }
+    return null;
+  };
+
+/** `gw serve` from source, listening on a free port (read from its log line). */
+async function startGwServe(
+  scene: Scene,
+  name: string,
+  sub: string,
+  extra: Record<string, string>,
+  opts: { role?: "gw" | "whatif"; iMessage?: boolean } = {},
+): Promise<Measured> {
+  const home = join(scene.dir, sub);
+  mkdirSync(home, { recursive: true });
+  const env: Record<string, string> = {
+    ...gwEnvFor(home, scene.chatDbPath, TOKEN),
+    GW_ALLOWLIST_PATH: join(scene.dir, "allowlist.toml"),
+    ...extra,
+  };
+  // Off macOS the iMessage connector runs only when GW_CHAT_DB_PATH is set.
+  if (opts.iMessage === false) delete env.GW_CHAT_DB_PATH;
+  const gw = spawnGw(["serve"], env);
+  scene.session.track(gw.proc);
+  const port = Number(
+    await waitWhileRunning(
+      gw,
+      () => /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(gw.output().stderr)?.[1],
+      `${name}'s "listening" line`,
+      60_000,
+    ),
+  );
+  const headers = { authorization: `Bearer ${TOKEN}`, "x-agent-id": "bench-idle" };
+  // One request before the settle period, as an agent that polls would have made: the route's first
+  // call (handler and validator compilation, the first connection) is not part of a later pick-up.
+  await (await fetch(`http://127.0.0.1:${port}/messages/unread?limit=100`, { headers })).json();
+  return {
+    name,
+    role: opts.role ?? "gw",
+    pid: gw.proc.pid,
+    ...(opts.iMessage === false ? {} : { pickUp: unreadPickUp(port, headers) }),
+    stop: async () => void (await stopGw(gw)),
+  };
+}
+
+/** A child that reports `{"seen":text,"t"}`: its sighting, on our clock. */
+const seenBy = (child: Child) => async (text: string, deadline: number) => {
+  const m = await child
+    .waitFor((x) => x.seen === text, Math.max(1, deadline - now()), text)
+    .catch(() => null);
+  return m ? (m.t as number) - child.offsetMs : null;
+};
+
+/** Every gw: the default one, with webhooks on (BENCH_IDLE_WEBHOOKS), the what-ifs (BENCH_IDLE_WHATIF). */
+async function startGws(scene: Scene, s: Started): Promise<void> {
+  s.measured.push(await startGwServe(scene, "gw serve", "gw", {}));
+  if (WEBHOOKS) {
+    s.sink = await Sink.start(SECRET);
+    const hooks = { GW_WEBHOOK_URL: s.sink.url, GW_WEBHOOK_SECRET: SECRET };
+    s.measured.push(await startGwServe(scene, "gw serve (webhooks on)", "gw-webhooks", hooks));
+  }
+  if (WHATIF) {
+    s.measured.push(
+      await startGwServe(
+        scene,
+        "gw serve, iMessage timer 60 s (what-if)",
+        "gw-timer60",
+        { GW_DEVICE_POLL_INTERVAL_MS: "60000" },
+        { role: "whatif" },
+      ),
+      await startGwServe(
+        scene,
+        "gw serve, no iMessage connector (what-if)",
+        "gw-nodevice",
+        {},
+        {
+          role: "whatif",
+          iMessage: false,
+        },
+      ),
+    );
+  }
+}
+
+/** The Claude Code plugin's server process, or why it is skipped. */
+async function startClaude(scene: Scene, s: Started): Promise<void> {
+  const plugin: ClaudePlugin | { skip: string } = prepareClaudePlugin();
+  if ("skip" in plugin) {
+    s.skipped["Claude Code iMessage plugin"] = plugin.skip;
+    return;
+  }
+  scene.session.own(plugin.dir);
+  try {
+    const claude = await startReady("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
+      PATH,
+      HOME: scene.dir,
+      BENCH_CHAT_DB: scene.chatDbPath,
+      BENCH_CLAUDE_SERVER: plugin.server,
+      BENCH_CLAUDE_STATE: plugin.stateDir,
+    });
+    const ready = claude.msgs.find((m) => "ready" in m);
+    s.measured.push({
+      name: "Claude Code iMessage plugin (server)",
+      role: "peer",
+      pid: Number(ready?.pluginPid),
+      pickUp: seenBy(claude),
+      stop: () => claude.stop(),
+    });
+  } catch (err) {
+    s.skipped["Claude Code iMessage plugin"] = String(err).split("\n")[0] ?? String(err);
+  }
+}
+
+/** The writer, every gw, the peers and the bare Bun process, in that order. */
+export async function startAll(scene: Scene, s: Started): Promise<void> {
+  s.writer = await startReady("writer", [join(HERE, "idle-writer.ts")], {
+    PATH,
+    BENCH_CHAT_DB: scene.chatDbPath,
+  });
+  await startGws(scene, s);
+  const kit = await startReady("imessage-kit", [join(HERE, "pickup-kit.ts")], {
+    PATH,
+    HOME: scene.dir,
+    BENCH_CHAT_DB: scene.chatDbPath,
+  });
+  s.measured.push({
+    name: "imessage-kit 3.0.0",
+    role: "peer",
+    pid: kit.proc.pid,
+    pickUp: seenBy(kit),
+    stop: () => kit.stop(),
+  });
+  await startClaude(scene, s);
+  const bare = Bun.spawn([process.execPath, join(HERE, "idle-bare.ts")], {
+    env: { PATH },
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  scene.session.track(bare);
+  s.measured.push({
+    name: "bare Bun process",
+    role: "floor",
+    pid: bare.pid,
+    async stop() {
+      bare.stdin.end();
+      await bare.exited;
+    },
+  });
+  for (const [name, why] of Object.entries(s.skipped)) progress(`SKIPPED ${name}: ${why}`);
+}

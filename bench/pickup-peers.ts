@@ -1,0 +1,124 @@
+/**
+ * bench/pickup.ts's peers and floors, each watching the same chat.db in its own process:
+ * @photon-ai/imessage-kit 3.0.0's watcher (pickup-kit.ts), the Claude Code iMessage plugin driven by the
+ * MCP SDK client (pickup-channel.ts claude), a bare fs.watch on chat.db's directory and a bare
+ * `data_version` + MAX(ROWID) poll loop (pickup-raw.ts).
+ */
+import { join } from "node:path";
+import type { ClaudePlugin } from "./lib/claude-plugin.ts";
+import { HERE, PATH, POLL_MS } from "./pickup-settings.ts";
+import {
+  offsets,
+  rowidSeen,
+  type Scene,
+  seenLines,
+  startWatcher,
+  textSeen,
+  type Watcher,
+} from "./pickup-watchers.ts";
+
+export async function kitWatcher(scene: Scene): Promise<Watcher> {
+  const child = await startWatcher("imessage-kit", [join(HERE, "pickup-kit.ts")], {
+    PATH,
+    HOME: scene.dir,
+    BENCH_CHAT_DB: scene.chatDbPath,
+  });
+  return {
+    name: "imessage-kit",
+    figures: [
+      {
+        id: "peer.kit",
+        label: "imessage-kit 3.0.0: onIncomingMessage (fs.watch on -wal)",
+        role: "peer",
+        match: "text",
+      },
+    ],
+    hasSeen: async (c) => textSeen(child, c.text),
+    sightings: async () => new Map([["peer.kit", seenLines(child)]]),
+    stop: () => child.stop(),
+    info: () => ({ ...offsets(child), errors: child.msgs.filter((m) => "error" in m).map((m) => m.error) }),
+  };
+}
+
+export async function claudeWatcher(scene: Scene, plugin: ClaudePlugin): Promise<Watcher> {
+  const child = await startWatcher("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
+    PATH,
+    HOME: scene.dir,
+    BENCH_CHAT_DB: scene.chatDbPath,
+    BENCH_CLAUDE_SERVER: plugin.server,
+    BENCH_CLAUDE_STATE: plugin.stateDir,
+  });
+  return {
+    name: "Claude Code iMessage plugin",
+    figures: [
+      {
+        id: "peer.claude",
+        label: "Claude Code plugin: notifications/claude/channel (1 s poll)",
+        role: "peer",
+        match: "text",
+      },
+    ],
+    hasSeen: async (c) => textSeen(child, c.text),
+    sightings: async () => new Map([["peer.claude", seenLines(child)]]),
+    stop: () => child.stop(),
+    info: () => ({ ...offsets(child), snapshot: plugin.commit }),
+  };
+}
+
+export async function floorWatch(scene: Scene): Promise<Watcher> {
+  const child = await startWatcher(
+    "floor(fs.watch)",
+    [join(HERE, "pickup-raw.ts"), "watch", scene.chatDbPath],
+    {
+      PATH,
+    },
+  );
+  return {
+    name: "floor: fs.watch",
+    figures: [
+      { id: "floor.event", label: "floor: fs.watch first event", role: "floor", match: "event" },
+      {
+        id: "floor.readable",
+        label: "floor: fs.watch + 1 ms re-check, row readable",
+        role: "floor",
+        match: "rowid",
+      },
+    ],
+    hasSeen: async (c) => rowidSeen(child, c.rowid),
+    sightings: async () =>
+      new Map([
+        [
+          "floor.event",
+          child.msgs
+            .filter((m) => typeof m.event === "number")
+            .map((m) => [0, (m.event as number) - child.offsetMs] as [number, number]),
+        ],
+        ["floor.readable", seenLines(child)],
+      ]),
+    stop: () => child.stop(),
+    info: () => offsets(child),
+  };
+}
+
+export async function floorPoll(scene: Scene): Promise<Watcher> {
+  const child = await startWatcher(
+    "floor(poll)",
+    [join(HERE, "pickup-raw.ts"), "poll", scene.chatDbPath, String(POLL_MS)],
+    { PATH },
+  );
+  return {
+    name: "floor: poll loop",
+    figures: [
+      {
+        id: "floor.poll",
+        label: `floor: data_version + MAX(ROWID) every ${POLL_MS} ms`,
+        role: "floor",
+        match: "rowid",
+      },
+    ],
+    hasSeen: async (c) => rowidSeen(child, c.rowid),
+    sightings: async () => new Map([["floor.poll", seenLines(child)]]),
+    stop: () => child.stop(),
+    info: () => offsets(child),
+  };
+}
