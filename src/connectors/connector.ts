@@ -57,6 +57,29 @@ export interface SendResult {
   raw: Record<string, unknown>;
 }
 
+/** A reaction of gw's own account on a message (extensions.md §2). */
+export interface ReactRequest {
+  channel: ChannelRef;
+  /** The platform's id of the message reacted to. */
+  platformMessageId: string;
+  /** Unicode, or Discord's `<:name:id>` / `<a:name:id>`. */
+  emoji: string;
+  remove: boolean;
+}
+
+/** An edit of a message gw itself sent (extensions.md §2). */
+export interface EditRequest {
+  channel: ChannelRef;
+  platformMessageId: string;
+  text: string;
+}
+
+export interface EditResult {
+  editedAtMs: number;
+  /** The platform's own edit stamp, as the echo of the edit carries it (the event's key). */
+  editStamp: string;
+}
+
 export interface Connector {
   readonly source: Source;
   start(ingest: Ingest): Promise<void>;
@@ -72,6 +95,10 @@ export interface Connector {
    * process-level policy calls it when one of its `libraries` raises an unhandled error.
    */
   restart?(reason: string): void;
+  /** Adds or removes gw's own reaction; absent where the platform cannot (→ 422 PLATFORM_UNSUPPORTED). */
+  react?(req: ReactRequest): Promise<void>;
+  /** Edits a message gw sent; absent where the platform cannot (→ 422 PLATFORM_UNSUPPORTED). */
+  edit?(req: EditRequest): Promise<EditResult>;
 }
 
 export type ConnectorRegistry = Partial<Record<Source, Connector>>;

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   PLATFORM_AUTH: 502,
   PLATFORM_SEND_FAILED: 502,
   INTERNAL_ERROR: 500,
+  /** extensions.md §2: the target's platform cannot do this (iMessage cannot react or edit). */
+  PLATFORM_UNSUPPORTED: 422,
   /** Not in the spec's table: a path or method the API does not have (e.g. POST /typing). */
   NOT_FOUND: 404,
   /** Not in the spec's table: the receiver cannot take a delivery now (its channel's queue is full, or

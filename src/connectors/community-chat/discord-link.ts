@@ -224,6 +224,16 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
       (await client.rest.get(Routes.channelMessages(channelId), {
         query: new URLSearchParams({ ...(q.before ? { before: q.before } : {}), limit: String(q.limit) }),
       })) as unknown[],
+    /** The bot's own reaction on a message, added or removed (a repeat changes nothing). */
+    react: async (channelId: string, messageId: string, emoji: string, remove: boolean): Promise<void> => {
+      const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
+      await (remove ? client.rest.delete(route) : client.rest.put(route));
+    },
+    /** Edits one of the bot's messages; Discord answers the message with its `edited_timestamp`. */
+    edit: async (channelId: string, messageId: string, content: string): Promise<{ edited_timestamp?: unknown }> =>
+      (await client.rest.patch(Routes.channelMessage(channelId, messageId), {
+        body: { content, allowed_mentions: { parse: [] } },
+      })) as { edited_timestamp?: unknown },
     /** Opens (or finds) the DM channel with a user: the channel object, with its `last_message_id`. */
     openDm: async (userId: string): Promise<unknown> =>
       await client.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),

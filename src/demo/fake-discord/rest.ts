@@ -46,6 +46,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const error = (status: number, code: number, message: string, extra: Payload = {}) =>
   json(status, { message, code, ...extra });
 
+/** Custom emoji this world has (any name starting "party"), for the bot's reactions. */
+const KNOWN_CUSTOM_EMOJI = /^party/;
+
 export function createRest(
   world: World,
   gateway: FakeGateway,
@@ -59,6 +62,11 @@ export function createRest(
   const requests: RecordedRequest[] = [];
   const posted: PostedMessage[] = [];
   const cdnHits: string[] = [];
+  /** The bot's edits, and its reaction calls (PUT or DELETE .../reactions/<emoji>/@me), in order. */
+  const edits: { channelId: string; messageId: string; content: string }[] = [];
+  const reactionCalls: { channelId: string; messageId: string; emoji: string; add: boolean }[] = [];
+  /** The bot's reactions now: channel:message:emoji. */
+  const reactions = new Set<string>();
   const rules: (FailureRule & { left: number })[] = [];
   const nonces = new Map<string, { at: number; message: Payload }>();
   const hangs = new Set<() => void>();
@@ -138,6 +146,55 @@ export function createRest(
   };
 
   /**
+   * As Discord does: only the bot's own message can be edited (50005), 2,000 characters at most (50035);
+   * the message changes in history, `edited_timestamp` is set and MESSAGE_UPDATE goes out.
+   */
+  const editMessage = (channelId: string, messageId: string, body: Record<string, unknown>): Response => {
+    const list = world.history.get(channelId) ?? [];
+    const i = list.findIndex((m) => m.id === messageId);
+    const old = list[i];
+    if (!old) return error(404, 10008, "Unknown Message");
+    if ((old.author as { id?: string })?.id !== world.bot.id)
+      return error(403, 50005, "Cannot edit a message authored by another user");
+    const content = typeof body.content === "string" ? body.content : String(old.content ?? "");
+    if (content.length > 2000) return error(400, 50035, "Invalid Form Body");
+    const edited = { ...old, content, edited_timestamp: new Date().toISOString() };
+    list[i] = edited;
+    edits.push({ channelId, messageId, content });
+    gateway.dispatch("MESSAGE_UPDATE", edited);
+    return json(200, world.restForm(edited));
+  };
+
+  /**
+   * The bot's own reaction, added (PUT) or removed (DELETE): a custom emoji this world does not know is
+   * 10014; adding twice or removing what is not there changes nothing (204), as on Discord; a change goes
+   * out as MESSAGE_REACTION_ADD/_REMOVE.
+   */
+  const ownReaction = (channelId: string, messageId: string, emoji: string, add: boolean): Response => {
+    const channel = world.channel(channelId);
+    if (!(world.history.get(channelId) ?? []).some((m) => m.id === messageId))
+      return error(404, 10008, "Unknown Message");
+    const decoded = decodeURIComponent(emoji);
+    // The route names a custom emoji `name:id` (animated or not), a Unicode one by itself.
+    const custom = /^([^:]+):(\d+)$/.exec(decoded);
+    if (custom && !KNOWN_CUSTOM_EMOJI.test(custom[1] ?? "")) return error(400, 10014, "Unknown Emoji");
+    const key = `${channelId}:${messageId}:${decoded}`;
+    const had = reactions.has(key);
+    if (add) reactions.add(key);
+    else reactions.delete(key);
+    reactionCalls.push({ channelId, messageId, emoji: decoded, add });
+    if (had !== add)
+      gateway.dispatch(add ? "MESSAGE_REACTION_ADD" : "MESSAGE_REACTION_REMOVE", {
+        user_id: world.bot.id,
+        channel_id: channelId,
+        message_id: messageId,
+        emoji: custom ? { id: custom[2], name: custom[1], animated: false } : { id: null, name: decoded },
+        ...(channel?.guildId ? { guild_id: channel.guildId } : {}),
+      });
+    return new Response(null, { status: 204 });
+  };
+
+  /**
    * Newest first, also with `after` (then the `limit` messages right after it); the anchor is `before`,
    * `after` or none (the newest).
    */
@@ -192,6 +249,17 @@ export function createRest(
         return createMessage(p[1] as string, (r.body ?? {}) as Record<string, unknown>);
       if (r.method === "GET") return historyOf(p[1] as string, r.query);
     }
+    if (p[0] === "channels" && p[2] === "messages" && p.length === 4 && r.method === "PATCH")
+      return editMessage(p[1] as string, p[3] as string, (r.body ?? {}) as Record<string, unknown>);
+    if (
+      p[0] === "channels" &&
+      p[2] === "messages" &&
+      p[4] === "reactions" &&
+      p[6] === "@me" &&
+      p.length === 7
+    )
+      if (r.method === "PUT" || r.method === "DELETE")
+        return ownReaction(p[1] as string, p[3] as string, p[5] as string, r.method === "PUT");
     if (p[0] === "channels" && p[2] === "messages" && p.length === 4 && r.method === "GET") {
       const m = (world.history.get(p[1] as string) ?? []).find((x) => x.id === p[3]);
       return m ? json(200, world.restForm(m)) : error(404, 10008, "Unknown Message");
@@ -208,6 +276,8 @@ export function createRest(
   return {
     requests,
     posted,
+    edits,
+    reactionCalls,
     cdnHits,
     dmChannel,
     fail: (rule: FailureRule) => rules.push({ ...rule, left: rule.times ?? 1 }),

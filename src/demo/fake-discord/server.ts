@@ -197,6 +197,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     gateway: gateway.control,
     requests: rest.requests,
     posted: rest.posted,
+    edits: rest.edits,
+    reactionCalls: rest.reactionCalls,
     cdnHits: rest.cdnHits,
     fail: (rule: FailureRule) => rest.fail(rule),
     /** 429 with Discord's headers and body. */
