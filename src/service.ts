@@ -20,9 +20,10 @@ import type { Clock, Logger } from "./core/ports.ts";
 import { createApp } from "./http/app.ts";
 import type { Health } from "./http/health.ts";
 import { createArrivals } from "./ingest/arrivals.ts";
-import { createIngest } from "./ingest/ingest.ts";
+import { createIngest, type Ingest } from "./ingest/ingest.ts";
 import { createOutboundRecorder } from "./ingest/outbound.ts";
 import { createIdempotentRunner } from "./send/idempotency.ts";
+import { createMessageActions } from "./send/message-actions.ts";
 import { createRateLimiter } from "./send/rate-limit.ts";
 import { createSendMessage } from "./send/send-message.ts";
 import { openStore, type Store } from "./store/store.ts";
@@ -71,9 +72,21 @@ function webhookDispatcher(ports: ServicePorts, store: Store) {
   });
 }
 
-/** POST /messages/send: the idempotency runner and the send service over the connectors. */
-function sendPath(ports: ServicePorts, store: Store, connectors: ConnectorRegistry, ids: IdFactory) {
+/**
+ * POST /messages/send, react and edit: the idempotency runner, the send service and the actions over the
+ * connectors, sharing one rate limiter (a reaction or an edit takes a channel's token like a send).
+ */
+function sendPath(
+  ports: ServicePorts,
+  shared: { store: Store; connectors: ConnectorRegistry; ids: IdFactory; ingest: Ingest },
+) {
   const { config, clock, log } = ports;
+  const { store, connectors, ids } = shared;
+  const limiter = createRateLimiter({
+    clock,
+    ratePerS: config.rateLimitPerChannelRps,
+    burst: config.rateLimitBurst,
+  });
   const idempotency = createIdempotentRunner({
     store: store.idempotency,
     clock,
@@ -84,11 +97,7 @@ function sendPath(ports: ServicePorts, store: Store, connectors: ConnectorRegist
   const sendMessage = createSendMessage({
     store,
     connectors,
-    limiter: createRateLimiter({
-      clock,
-      ratePerS: config.rateLimitPerChannelRps,
-      burst: config.rateLimitBurst,
-    }),
+    limiter,
     recordOutbound: createOutboundRecorder({ store }),
     newMessageId: ids.message,
     now: () => clock.now(),
@@ -108,7 +117,8 @@ function sendPath(ports: ServicePorts, store: Store, connectors: ConnectorRegist
     },
     log,
   });
-  return { idempotency, sendMessage };
+  const actions = createMessageActions({ ...shared, limiter, now: () => clock.now() });
+  return { idempotency, sendMessage, actions };
 }
 
 /** Each connector's health for /healthz; an absent one is `disabled`, saying how to turn it on. */
@@ -163,7 +173,7 @@ export function createService(ports: ServicePorts) {
     announceEvents: (events) =>
       eventArrivals.publish(events.map((e) => ({ source: e.source, channelId: e.channelId, messageTs: 0 }))),
   });
-  const { idempotency, sendMessage } = sendPath(ports, store, connectors, ids);
+  const { idempotency, sendMessage, actions } = sendPath(ports, { store, connectors, ids, ingest });
   const sweeper = createAttachmentSweeper({
     attachments: store.attachments,
     dir: config.attachmentDir,
@@ -180,6 +190,8 @@ export function createService(ports: ServicePorts) {
     attachmentDir: config.attachmentDir,
     sendMessage,
     idempotency,
+    actions,
+    allowlist: allowlist.current,
     arrivals,
     eventArrivals,
     log,

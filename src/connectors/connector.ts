@@ -76,8 +76,8 @@ export interface EditRequest {
 
 export interface EditResult {
   editedAtMs: number;
-  /** The platform's own edit stamp, as the echo of the edit carries it (the event's key). */
-  editStamp: string;
+  /** The key of the change the platform's echo of this edit maps to: the action's record shares it. */
+  changeKey: string;
 }
 
 export interface Connector {
@@ -96,7 +96,7 @@ export interface Connector {
    */
   restart?(reason: string): void;
   /** Adds or removes gw's own reaction; absent where the platform cannot (→ 422 PLATFORM_UNSUPPORTED). */
-  react?(req: ReactRequest): Promise<void>;
+  react?(req: ReactRequest): Promise<{ reactor: { id: string; displayName: string } }>;
   /** Edits a message gw sent; absent where the platform cannot (→ 422 PLATFORM_UNSUPPORTED). */
   edit?(req: EditRequest): Promise<EditResult>;
 }

@@ -6,7 +6,7 @@
  */
 
 /**
- * Per-agent routes: unread, single message, context, mark_read, events. `path` is a request path as the router
+ * Per-agent routes: unread, single message, context, search, mark_read, events, channels. `path` is a request path as the router
  * sees it (a trailing slash routes to the same handler) or an OpenAPI template; HEAD runs GET's handler.
  */
 export function requiresAgentId(method: string, path: string): boolean {
@@ -14,7 +14,9 @@ export function requiresAgentId(method: string, path: string): boolean {
   const p = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
   if (m === "POST") return p === "/messages/mark_read";
   if (m !== "GET" && m !== "HEAD") return false;
-  return p === "/events" || (/^\/messages\/[^/]+$/.test(p) && p !== "/messages/quarantine");
+  return (
+    p === "/events" || p === "/channels" || (/^\/messages\/[^/]+$/.test(p) && p !== "/messages/quarantine")
+  );
 }
 
 /** The agent id of a request that passed onRequest's check. */

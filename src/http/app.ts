@@ -6,11 +6,13 @@
  * body size (413/411, core/http-edge.ts), then the route's schema validation, then the handler. No CORS headers are ever sent.
  */
 import { type AnyElysia, Elysia } from "elysia";
+import type { Allowlist } from "../allowlist/parse.ts";
 import { AppError } from "../core/errors.ts";
 import { bodySizeError, bodyUnread, bunServeOptions, pathOf } from "../core/http-edge.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { Arrivals } from "../ingest/arrivals.ts";
 import type { IdempotentRunner } from "../send/idempotency.ts";
+import type { MessageActions } from "../send/message-actions.ts";
 import type { SendMessage } from "../send/send-message.ts";
 import type { Store } from "../store/store.ts";
 import { requiresAgentId } from "./agent-id.ts";
@@ -18,7 +20,9 @@ import { createBearerCheck } from "./auth.ts";
 import { docsRoutes } from "./docs.ts";
 import { toHttpError } from "./errors.ts";
 import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
+import { actionRoutes } from "./routes/actions.ts";
 import { attachmentRoutes } from "./routes/attachments.ts";
+import { channelRoutes } from "./routes/channels.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { sendRoutes } from "./routes/send.ts";
@@ -35,6 +39,10 @@ export interface AppDeps {
   attachmentDir: string;
   sendMessage: SendMessage;
   idempotency: IdempotentRunner;
+  /** POST /messages/react and /messages/edit. */
+  actions: MessageActions;
+  /** The live allowlist (channel names of people without a platform name). */
+  allowlist: () => Allowlist;
   /** Announces stored allowlisted messages to unread long polls. */
   arrivals: Arrivals;
   /** Announces stored visible events to GET /events long polls. */
@@ -103,6 +111,8 @@ export function createApp(deps: AppDeps) {
     )
     .use(eventRoutes({ events: deps.store.events, clock: deps.clock, eventArrivals: deps.eventArrivals }))
     .use(sendRoutes({ sendMessage: deps.sendMessage, idempotency: deps.idempotency }))
+    .use(actionRoutes({ actions: deps.actions }))
+    .use(channelRoutes({ channelList: deps.store.channelList, allowlist: deps.allowlist }))
     .use(attachmentRoutes({ attachments: deps.store.attachments, dir: deps.attachmentDir }))
     .use(docsRoutes(() => root as AnyElysia, deps.version));
   root = app;

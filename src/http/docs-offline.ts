@@ -28,6 +28,8 @@ export async function offlineDocsPage(version: string, viewer: "swagger" | "redo
       publicBaseUrl: "http://127.0.0.1:8080",
       attachmentDir: "/nonexistent",
       sendMessage: inert as unknown as SendMessage,
+      actions: { react: inert, edit: inert },
+      allowlist: inert,
       idempotency: createIdempotentRunner({ store: store.idempotency, clock, ttlMs: 0, scope: "docs", log }),
       arrivals: createArrivals({ maxWaiters: 0 }),
       eventArrivals: createArrivals({ maxWaiters: 0 }),

@@ -2,7 +2,7 @@
  * Maps everything a request can throw to the one error envelope. Elysia's own errors are translated
  * here: NOT_FOUND -> 404 NOT_FOUND, PARSE (malformed JSON) -> 422 VALIDATION_FAILED, and schema
  * failures -> VALIDATION_FAILED with `details.field` naming the failing field and the status the spec
- * picks for the route: 400 on the list endpoints and for send's attachment shapes and text length,
+ * picks for the route: 400 on the list endpoints, for send's attachment shapes and text length and an edit's,
  * 422 everywhere else. A response that fails its own schema is our bug: 500 INTERNAL_ERROR.
  */
 import { AppError, toAppError } from "../core/errors.ts";
@@ -13,7 +13,12 @@ interface ValidationLike {
   customError?: unknown;
 }
 
-const LIST_ROUTES = new Set(["GET /messages/unread", "GET /messages/quarantine", "GET /events"]);
+const LIST_ROUTES = new Set([
+  "GET /messages/unread",
+  "GET /messages/quarantine",
+  "GET /events",
+  "GET /channels",
+]);
 
 export function toHttpError(code: unknown, error: unknown, method: string, route: string): AppError {
   if (error instanceof AppError) return error;
@@ -40,15 +45,20 @@ function validationError(e: ValidationLike, route: string): AppError {
   const field = fromPath || custom || (e.type === "body" ? "body" : (e.type ?? "request"));
   const reason = first?.message ?? "invalid";
   const status =
-    LIST_ROUTES.has(route) || (route === "POST /messages/send" && isSendShapeRule(field, reason)) ? 400 : 422;
+    LIST_ROUTES.has(route) ||
+    (route === "POST /messages/send" && isSendShapeRule(field, reason)) ||
+    (route === "POST /messages/edit" && isTextLength(field, reason))
+      ? 400
+      : 422;
   return new AppError("VALIDATION_FAILED", `Invalid ${field}: ${reason}.`, { field, reason }, { status });
 }
 
-/** Send's attachment shapes and its text length are 400 (spec E, decisions.md); other body faults 422. */
+const isTextLength = (field: string, reason: string) => field === "text" && /length/.test(reason);
+
+/**
+ * Send's attachment shapes and its text length are 400 (spec E, decisions.md), as is an edit's text length
+ * (extensions.md §2); other body faults 422.
+ */
 function isSendShapeRule(field: string, reason: string): boolean {
-  return (
-    field.startsWith("attachments") ||
-    field === "idempotency-key" ||
-    (field === "text" && /length/.test(reason))
-  );
+  return field.startsWith("attachments") || field === "idempotency-key" || isTextLength(field, reason);
 }

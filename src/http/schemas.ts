@@ -137,6 +137,55 @@ export const AttachmentIdParams = t.Object({
   attachment_id: t.String({ pattern: "^att_[0-9A-HJKMNP-TV-Z]{26}$" }),
 });
 
+/** Discord's limit for one message, in UTF-16 units (an edit cannot split). */
+export const EDIT_MAX_CHARS = 2000;
+
+export const ReactRequest = t.Object({
+  message_id: t.String({ pattern: MESSAGE_ID_PATTERN }),
+  emoji: t.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "One Unicode emoji, or Discord's `<:name:id>` / `<a:name:id>`.",
+  }),
+  remove: t.Optional(t.Boolean({ description: "true removes gw's reaction (default false: adds it)." })),
+});
+
+export const ReactResponse = t.Object({
+  message_id: t.String({ pattern: MESSAGE_ID_PATTERN }),
+  emoji: t.String(),
+  removed: t.Boolean(),
+});
+
+export const EditRequest = t.Object({
+  message_id: t.String({ pattern: MESSAGE_ID_PATTERN }),
+  text: t.String({ maxLength: EDIT_MAX_CHARS, description: "The new text, at most 2,000 characters." }),
+});
+
+export const EditResponse = t.Object({
+  message_id: t.String({ pattern: MESSAGE_ID_PATTERN }),
+  edited_at: t.String({ description: "RFC 3339 UTC: when the platform took the edit." }),
+});
+
+export const ChannelsQuery = t.Object({
+  source: t.Optional(SourceSchema),
+  limit: t.Optional(
+    t.Integer({ minimum: 1, maximum: 500, default: 100, description: "1 to 500.", error: () => "limit" }),
+  ),
+});
+
+export const ChannelSummary = t.Object({
+  channel_id: t.String(),
+  source: SourceSchema,
+  channel_type: t.Union([t.Literal("dm"), t.Literal("group")]),
+  name: t.String({
+    description: "Discord `guild #channel` or `@username`; iMessage the chat's name or its people.",
+  }),
+  last_message_at: t.String({ description: "RFC 3339 UTC: the newest visible message." }),
+  unread_count: t.Integer({ minimum: 0, description: "This agent's unread messages in the channel." }),
+});
+
+export const ChannelListResponse = t.Object({ channels: t.Array(ChannelSummary) });
+
 /** The error responses a route documents, by status. */
 export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelopeSchema]));

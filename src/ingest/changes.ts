@@ -65,11 +65,21 @@ function kindOf(c: NormalizedChange): EventKind {
   return c.added ? "reaction.added" : "reaction.removed";
 }
 
+/**
+ * An edit of gw's own Discord message is gw's own action, whichever side stores it first: Discord lets
+ * only the author edit, and gw stores none of the bot's messages but its own sends.
+ */
+const ownEdit = (c: NormalizedChange, target: MessageRow) =>
+  c.kind === "edit" && c.source === "community_chat" && target.allowlist_status === "outbound";
+
 /** Who did it (a reaction: the reactor, else the message's author) and whether agents may see it. */
 function actorOf(ctx: ChangeContext, c: NormalizedChange, target: MessageRow) {
   if (c.kind !== "reaction") {
     const sender = { id: target.sender_id, name: target.sender_name, personId: target.person_id };
-    return { ...sender, visible: VISIBLE.has(target.allowlist_status) && !c.ownAction };
+    return {
+      ...sender,
+      visible: VISIBLE.has(target.allowlist_status) && !c.ownAction && !ownEdit(c, target),
+    };
   }
   const entry = ctx.allowlist.lookup(c.source, c.reactor.id);
   const visible = VISIBLE.has(target.allowlist_status) && (entry !== null || c.byOwner) && !c.ownAction;

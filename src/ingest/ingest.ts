@@ -11,6 +11,7 @@ import type { Allowlist, AllowlistEntry } from "../allowlist/parse.ts";
 import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/envelope.ts";
 import type { IdFactory } from "../core/ids.ts";
 import type { Clock, Logger } from "../core/ports.ts";
+import type { ChannelName } from "../store/channel-list.ts";
 import type { Store } from "../store/store.ts";
 import type { Arrival } from "./arrivals.ts";
 import { applyChange, type ChangeContext, type NormalizedChange, type StoredEvent } from "./changes.ts";
@@ -50,6 +51,8 @@ export interface IngestBatch {
   channelCursor?: { channelId: string; position: string };
   /** Changes to stored messages (edits, deletes, reactions), applied after the batch's messages. */
   changes?: readonly NormalizedChange[];
+  /** Channels' current names and participants, as the platform says (the channel list's names). */
+  channelNames?: readonly ChannelName[];
 }
 
 export type IngestOutcome =
@@ -205,6 +208,7 @@ function storeBatch(deps: IngestDeps, batch: IngestBatch): BatchResult {
       store.cursors.set(batch.source, batch.cursor, b.now, batch.cursorState ?? null);
     if (batch.channelCursor)
       store.channels.advanceCursor(batch.channelCursor.channelId, batch.channelCursor.position);
+    if (batch.channelNames) store.channelList.setNames(batch.channelNames);
     const ctx: ChangeContext = {
       store,
       ids: deps.ids,

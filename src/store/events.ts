@@ -36,6 +36,11 @@ export function createEventStore(db: Database) {
   const after = db.prepare<EventRow, [string, number]>(
     "SELECT * FROM events INDEXED BY events_visible WHERE visible = 1 AND id > ?1 ORDER BY id LIMIT ?2",
   );
+  const lastReaction = db.prepare<{ kind: EventKind }, [string, string, string]>(
+    `SELECT kind FROM events INDEXED BY events_message
+     WHERE message_id = ?1 AND sender_id = ?2 AND data = ?3 AND kind IN ('reaction.added', 'reaction.removed')
+     ORDER BY id DESC LIMIT 1`,
+  );
   const latest = db.prepare<{ id: string | null }, []>(
     "SELECT MAX(id) AS id FROM events INDEXED BY events_visible WHERE visible = 1",
   );
@@ -46,6 +51,9 @@ export function createEventStore(db: Database) {
     get: (id: string): EventRow | null => byId.get(id),
     /** Visible events with an id greater than `sinceId` ("" for all), oldest first. */
     visibleAfter: (sinceId: string, limit: number): EventRow[] => after.all(sinceId, limit),
+    /** Whether `senderId`'s reaction with `emoji` on the message stands now, by the events stored. */
+    reactionStands: (messageId: string, senderId: string, emoji: string): boolean =>
+      lastReaction.get(messageId, senderId, JSON.stringify({ emoji }))?.kind === "reaction.added",
     /** The newest visible event's id, or null. */
     latestVisibleId: (): string | null => latest.get()?.id ?? null,
   };

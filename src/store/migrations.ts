@@ -199,4 +199,69 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
   `,
   },
+  // 5: the channel list (extensions.md §2) as a read model kept in step by triggers, whatever writes a
+  // message or a read mark: per channel its newest visible message and allowed count, per agent and
+  // channel the allowed messages read; names come from the connectors. Existing rows are counted here.
+  `
+  CREATE TABLE channel_list (
+    channel_id       TEXT PRIMARY KEY,
+    source           TEXT NOT NULL,
+    channel_type     TEXT NOT NULL CHECK (channel_type IN ('dm', 'group')),
+    name             TEXT NOT NULL DEFAULT '',
+    participants     TEXT NOT NULL DEFAULT '[]',
+    last_visible_at  INTEGER,
+    allowed_count    INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  CREATE INDEX channel_list_recent ON channel_list (last_visible_at, channel_id)
+    WHERE last_visible_at IS NOT NULL;
+  CREATE INDEX channel_list_source_recent ON channel_list (source, last_visible_at, channel_id)
+    WHERE last_visible_at IS NOT NULL;
+
+  CREATE TABLE channel_reads (
+    agent_id    TEXT NOT NULL,
+    channel_id  TEXT NOT NULL,
+    read_count  INTEGER NOT NULL,
+    PRIMARY KEY (agent_id, channel_id)
+  ) WITHOUT ROWID;
+
+  CREATE INDEX events_message ON events (message_id, id);
+
+  CREATE TRIGGER channel_list_on_insert AFTER INSERT ON messages
+  WHEN new.allowlist_status IN ('allowed', 'outbound') BEGIN
+    INSERT INTO channel_list (channel_id, source, channel_type, last_visible_at, allowed_count)
+    VALUES (new.channel_id, new.source, new.channel_type, new.message_ts, new.allowlist_status = 'allowed')
+    ON CONFLICT (channel_id) DO UPDATE SET
+      last_visible_at = max(coalesce(last_visible_at, excluded.last_visible_at), excluded.last_visible_at),
+      allowed_count = allowed_count + excluded.allowed_count;
+  END;
+
+  CREATE TRIGGER channel_list_on_delete AFTER UPDATE OF allowlist_status ON messages
+  WHEN new.allowlist_status = 'deleted' AND old.allowlist_status IN ('allowed', 'outbound') BEGIN
+    UPDATE channel_list SET
+      allowed_count = allowed_count - (old.allowlist_status = 'allowed'),
+      last_visible_at = (SELECT max(t) FROM (
+        SELECT max(message_ts) AS t FROM messages
+        WHERE channel_id = old.channel_id AND allowlist_status = 'allowed'
+        UNION ALL SELECT max(message_ts) FROM messages
+        WHERE channel_id = old.channel_id AND allowlist_status = 'outbound'))
+    WHERE channel_id = old.channel_id;
+    UPDATE channel_reads SET read_count = read_count - 1
+    WHERE old.allowlist_status = 'allowed' AND channel_id = old.channel_id
+      AND agent_id IN (SELECT agent_id FROM read_marks WHERE message_id = old.id);
+  END;
+
+  CREATE TRIGGER channel_reads_on_mark AFTER INSERT ON read_marks BEGIN
+    INSERT INTO channel_reads (agent_id, channel_id, read_count)
+    SELECT new.agent_id, m.channel_id, 1 FROM messages m
+    WHERE m.id = new.message_id AND m.allowlist_status = 'allowed'
+    ON CONFLICT (agent_id, channel_id) DO UPDATE SET read_count = read_count + 1;
+  END;
+
+  INSERT INTO channel_list (channel_id, source, channel_type, last_visible_at, allowed_count)
+    SELECT channel_id, source, channel_type, max(message_ts), sum(allowlist_status = 'allowed')
+    FROM messages WHERE allowlist_status IN ('allowed', 'outbound') GROUP BY channel_id;
+  INSERT INTO channel_reads (agent_id, channel_id, read_count)
+    SELECT r.agent_id, m.channel_id, count(*) FROM read_marks r JOIN messages m ON m.id = r.message_id
+    WHERE m.allowlist_status = 'allowed' GROUP BY r.agent_id, m.channel_id;
+  `,
 ];

@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { createAttachmentStore } from "./attachments.ts";
+import { createChannelListStore } from "./channel-list.ts";
 import { createChannelStore } from "./channels.ts";
 import { createCursorStore } from "./cursors.ts";
 import { createDeliveryStore } from "./deliveries.ts";
@@ -26,6 +27,7 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
     identities: createIdentityStore(db),
     idempotency: createIdempotencyStore(db),
     channels: createChannelStore(db),
+    channelList: createChannelListStore(db),
     events: createEventStore(db),
     /** Runs `work` in one IMMEDIATE transaction: all of its writes or none. */
     transaction<T>(work: () => T): T {

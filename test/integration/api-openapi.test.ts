@@ -40,6 +40,9 @@ describe("/openapi.json", () => {
         "GET /messages/quarantine",
         "GET /attachments/{attachment_id}",
         "GET /events",
+        "POST /messages/react",
+        "POST /messages/edit",
+        "GET /channels",
       ].sort(),
     );
   });
@@ -61,6 +64,9 @@ describe("/openapi.json", () => {
     ["/messages/{message_id}", "get", ["200", "400", "401", "404", "422"]],
     ["/messages/send", "post", ["200", "400", "401", "404", "413", "422", "429", "502"]],
     ["/attachments/{attachment_id}", "get", ["401", "404", "422"]],
+    ["/messages/react", "post", ["200", "400", "401", "404", "422", "429", "502"]],
+    ["/messages/edit", "post", ["200", "400", "401", "404", "422", "429", "502"]],
+    ["/channels", "get", ["200", "400", "401"]],
   ])("%s documents its responses", (path, method, statuses) => {
     expect(Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort()).toEqual(statuses.sort());
   });
@@ -71,6 +77,7 @@ describe("/openapi.json", () => {
       ["/messages/context", "get"],
       ["/messages/mark_read", "post"],
       ["/messages/{message_id}", "get"],
+      ["/channels", "get"],
     ] as const) {
       expect(doc.paths[path]?.[method]?.parameters?.map((p) => p.name)).toContain("x-agent-id");
     }

@@ -45,6 +45,7 @@ describe("discord.js caches", () => {
         session: () => {},
         guild: () => {},
         change: () => {},
+        rename: () => {},
         ready: () => {},
         reconnecting: () => {},
         closedForGood: () => {},

@@ -48,6 +48,10 @@ function channelOf(d: Record<string, unknown>): string | null {
   return channelFor(kind, d.channel_id).id;
 }
 
+/** An edit's key: the message and Discord's `edited_timestamp`, the same in the REST answer and the echo. */
+export const editKey = (messageId: string, editedTimestamp: string) =>
+  `discord:edit:${messageId}:${editedTimestamp}`;
+
 const parsedTime = (v: unknown, fallback: number) => {
   const t = typeof v === "string" ? Date.parse(v) : Number.NaN;
   return Number.isFinite(t) ? t : fallback;
@@ -55,8 +59,10 @@ const parsedTime = (v: unknown, fallback: number) => {
 
 /**
  * `key` identifies the dispatch within its gateway session (session id and sequence): a RESUME replays a
- * dispatch under the same key, so a reaction is stored once. `botId` marks the bot's own reactions,
- * which are gw's own actions. `now` dates what Discord does not date (deletes, reactions).
+ * dispatch under the same key, so a reaction is stored once. The bot's own reactions (`botId`) map to no
+ * change: they are gw's own API actions, recorded by the action itself (send/message-actions.ts), so the
+ * echo, whether it comes before or after the REST answer, adds nothing. `now` dates what Discord does not
+ * date (deletes, reactions).
  */
 export function changesOf(
   t: ChangeDispatch,
@@ -79,7 +85,7 @@ export function changesOf(
     };
     return {
       channelId,
-      changes: [{ ...change, dedupeKey: `discord:edit:${d.id}:${String(d.edited_timestamp ?? at)}` }],
+      changes: [{ ...change, dedupeKey: editKey(d.id, String(d.edited_timestamp ?? at)) }],
     };
   }
   if (t === "delete" || t === "delete_bulk") {
@@ -94,7 +100,7 @@ export function changesOf(
   }
   const emoji = emojiOf(d.emoji);
   if (!isSnowflake(d.message_id) || !isSnowflake(d.user_id) || !emoji) return null;
-  const own = ctx.botId !== null && d.user_id === ctx.botId;
+  if (ctx.botId !== null && d.user_id === ctx.botId) return { channelId, changes: [] };
   return {
     channelId,
     changes: [
@@ -106,7 +112,6 @@ export function changesOf(
         added: t === "reaction_add",
         reactor: { id: d.user_id, displayName: reactorName(d, d.user_id, ctx.nameOf) },
         byOwner: false,
-        ...(own ? { ownAction: true } : {}),
         dedupeKey: `discord:reaction:${ctx.key}`,
       },
     ],

@@ -10,11 +10,14 @@ import type { IdFactory } from "../../core/ids.ts";
 import { createKeyedQueue, type KeyedQueue } from "../../core/keyed-queue.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
+import type { ChannelName } from "../../store/channel-list.ts";
 import type { ChannelStore } from "../../store/channels.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
+import { createActions } from "./actions.ts";
 import { createCatchUpRunner } from "./catch-up-runner.ts";
 import { changesOf } from "./changes.ts";
+import { createChannelDirectory, type NameDispatch } from "./channel-names.ts";
 import { type ConnectedMark, createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
 import { linkHealth } from "./health.ts";
 import { createInbox, type Inbox } from "./inbox.ts";
@@ -138,6 +141,32 @@ function takeMessage(
   return m;
 }
 
+/**
+ * Channel names from the gateway's dispatches (channel-names.ts): those that changed since last stored go
+ * to the store, in the background; the names kept to compare with are bounded, newest kept.
+ */
+function channelNames(inbox: Inbox, log: Logger) {
+  const directory = createChannelDirectory();
+  const stored = new Map<string, string>();
+  const store = (names: readonly ChannelName[]) => {
+    const changed = names.filter((n) => stored.get(n.channelId) !== n.name);
+    if (changed.length === 0) return;
+    for (const n of changed) {
+      stored.delete(n.channelId);
+      stored.set(n.channelId, n.name);
+      if (stored.size > KNOWN_NAMES_MAX * 10) stored.delete(stored.keys().next().value as string);
+    }
+    void inbox
+      .commitNames(changed)
+      .catch((err) => log.error({ err: String(err) }, "Discord channel names could not be stored"));
+  };
+  return {
+    guild: (d: unknown) => store(directory.apply("guild", d)),
+    rename: (t: NameDispatch, d: unknown) => store(directory.apply(t, d)),
+    dmMessage: (d: unknown, botId: string | null) => store(directory.apply("dm_message", d, botId)),
+  };
+}
+
 /** The link's health, then the inbox's store failures, then channels whose catch-up keeps failing. */
 function connectorHealth(
   now: number,
@@ -176,16 +205,21 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     events: {
       message: (p) => onMessage(p),
       session: (how, guildIds) => session.onSession(how, guildIds),
-      guild: (d) => session.onGuild(d),
+      guild: (d) => {
+        session.onGuild(d);
+        names.guild(d);
+      },
+      rename: (t, d) => names.rename(t, d),
       ready: () => session.onReady(),
       change: (what, d, key) => {
         const mapped = changesOf(what, d, {
           key,
           botId: link()?.botUser()?.id ?? null,
           now: o.clock.now(),
-          nameOf: (id) => names.get(id) ?? null,
+          nameOf: (id) => authors.get(id) ?? null,
         });
         if (!mapped) return log.warn({ dispatch: what }, "ignored a dispatch without the fields gw needs");
+        if (mapped.changes.length === 0) return;
         void queue
           .push(mapped.channelId, () => inbox.commitChanges(mapped.channelId, mapped.changes))
           .catch((err) => log.error({ err: String(err) }, "a Discord change could not be handled"));
@@ -193,6 +227,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     },
   });
   const link = () => keeper.current();
+  const outgoing = { link, onTokenRejected: () => keeper.stopForGood(TOKEN_REJECTED), log };
 
   const inbox = createInbox({
     attachmentDir: o.attachmentDir,
@@ -210,13 +245,15 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   });
 
   /** The names authors' messages carried, for reactions in DMs (which carry none): bounded, newest kept. */
-  const names = new Map<string, string>();
+  const authors = new Map<string, string>();
+  const names = channelNames(inbox, log);
   const onMessage = (payload: unknown) => {
     const m = takeMessage(payload, { queue, inbox, mark, log, stopping: stopping.signal });
     if (!m) return;
-    names.delete(m.author.id);
-    names.set(m.author.id, displayName(m));
-    if (names.size > KNOWN_NAMES_MAX) names.delete(names.keys().next().value as string);
+    if (kindOf(m) === "dm") names.dmMessage(payload, link()?.botUser()?.id ?? null);
+    authors.delete(m.author.id);
+    authors.set(m.author.id, displayName(m));
+    if (authors.size > KNOWN_NAMES_MAX) authors.delete(authors.keys().next().value as string);
   };
   const { runner, session, mark } = catchUpParts(o, t, {
     queue,
@@ -245,7 +282,8 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
       storeMark();
       inbox.setIngest(null);
     },
-    send: createSender({ link, onTokenRejected: () => keeper.stopForGood(TOKEN_REJECTED), log }),
+    send: createSender(outgoing),
+    ...createActions({ ...outgoing, now: o.clock.now }),
     health: (): ConnectorHealth => connectorHealth(o.clock.now(), t, { keeper, inbox, runner, session }),
   };
 }

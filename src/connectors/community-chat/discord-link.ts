@@ -1,6 +1,6 @@
 /**
  * The one file that imports discord.js (loaded lazily, only when a bot token is set). It owns the Client,
- * hands raw MESSAGE_CREATE and GUILD_CREATE payloads and link events to the connector, and offers the REST
+ * hands raw MESSAGE_CREATE, GUILD_CREATE, change and rename payloads and link events to the connector, and offers the REST
  * calls gw makes (post, history, open a DM). A dispatch that discord.js's handlers or gw's own listeners
  * cannot digest is dropped with a warning, never thrown.
  */
@@ -49,6 +49,7 @@ export const CACHE_LIMITS = {
 } as const;
 
 import type { ChangeDispatch } from "./changes.ts";
+import type { NameDispatch } from "./channel-names.ts";
 
 export interface LinkOptions {
   token: string;
@@ -80,6 +81,8 @@ export interface LinkEvents {
    * and sequence, the same when a RESUME replays it.
    */
   change(t: ChangeDispatch, payload: unknown, key: string): void;
+  /** A dispatch that renames or creates a guild, channel or thread (the channel list's names). */
+  rename(t: Exclude<NameDispatch, "guild" | "dm_message">, payload: unknown): void;
   /** The shard is ready again (guilds cached after READY, or resumed). */
   ready(): void;
   /** The socket closed and the client is reconnecting. */
@@ -104,6 +107,13 @@ const CHANGE_DISPATCHES = new Map<string, ChangeDispatch>([
   [GatewayDispatchEvents.MessageDeleteBulk, "delete_bulk"],
   [GatewayDispatchEvents.MessageReactionAdd, "reaction_add"],
   [GatewayDispatchEvents.MessageReactionRemove, "reaction_remove"],
+]);
+const NAME_DISPATCHES = new Map<string, Exclude<NameDispatch, "guild" | "dm_message">>([
+  [GatewayDispatchEvents.GuildUpdate, "guild_update"],
+  [GatewayDispatchEvents.ChannelCreate, "channel"],
+  [GatewayDispatchEvents.ChannelUpdate, "channel"],
+  [GatewayDispatchEvents.ThreadCreate, "thread"],
+  [GatewayDispatchEvents.ThreadUpdate, "thread"],
 ]);
 const guildIdsOf = (guilds: unknown): string[] =>
   Array.isArray(guilds)
@@ -190,6 +200,8 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
     dropOnThrow("change", (packet: { t?: unknown; s?: unknown; d?: unknown }) => {
       const what = CHANGE_DISPATCHES.get(String(packet?.t));
       if (what) on.change(what, packet.d, `${session}:${String(packet.s)}`);
+      const renamed = NAME_DISPATCHES.get(String(packet?.t));
+      if (renamed) on.rename(renamed, packet.d);
     }),
   );
   client.on(Events.ShardReady, () => on.ready());
@@ -230,7 +242,11 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
       await (remove ? client.rest.delete(route) : client.rest.put(route));
     },
     /** Edits one of the bot's messages; Discord answers the message with its `edited_timestamp`. */
-    edit: async (channelId: string, messageId: string, content: string): Promise<{ edited_timestamp?: unknown }> =>
+    edit: async (
+      channelId: string,
+      messageId: string,
+      content: string,
+    ): Promise<{ edited_timestamp?: unknown }> =>
       (await client.rest.patch(Routes.channelMessage(channelId, messageId), {
         body: { content, allowed_mentions: { parse: [] } },
       })) as { edited_timestamp?: unknown },

@@ -9,6 +9,7 @@ import type { Logger } from "../../core/ports.ts";
 import { createSlots } from "../../core/slots.ts";
 import type { NormalizedChange } from "../../ingest/changes.ts";
 import { type Ingest, removeStaged, type StagedAttachment } from "../../ingest/ingest.ts";
+import type { ChannelName } from "../../store/channel-list.ts";
 import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { downloadAll } from "./attachments.ts";
 import { type ChannelKind, classify, type DiscordMessage, toMessage } from "./mapping.ts";
@@ -142,10 +143,20 @@ export function createInbox(deps: InboxDeps) {
       return true;
     });
 
+  /** Stores channels' names (the channel list), tried again like messages. */
+  const commitNames = (names: readonly ChannelName[]): Promise<void> =>
+    storeUntilStored("", "channel names", () => {
+      const target = ingest;
+      if (deps.signal.aborted || !target) return false;
+      target({ source: "community_chat", messages: [], cursor: null, channelNames: names });
+      return true;
+    });
+
   return {
     stage,
     commit,
     commitChanges,
+    commitNames,
     /** Where batches go; null stops storing. */
     setIngest: (target: Ingest | null) => {
       ingest = target;

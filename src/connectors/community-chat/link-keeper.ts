@@ -15,7 +15,7 @@ import type { CommunityTuning } from "./tuning.ts";
 /** discord.js's `destroy()` has hung under reconnect churn: a stop or restart waits no longer. */
 export const DESTROY_DEADLINE_MS = 3_000;
 
-export type KeeperEvents = Pick<LinkEvents, "message" | "session" | "guild" | "ready" | "change">;
+export type KeeperEvents = Pick<LinkEvents, "message" | "session" | "guild" | "ready" | "change" | "rename">;
 
 export function createLinkKeeper(deps: {
   token: string;
@@ -56,6 +56,7 @@ export function createLinkKeeper(deps: {
       session: (how, guildIds) => link === current && deps.events.session(how, guildIds),
       guild: (d) => link === current && deps.events.guild(d),
       change: (t, d, key) => link === current && deps.events.change(t, d, key),
+      rename: (t, d) => link === current && deps.events.rename(t, d),
       ready: () => {
         if (link !== current) return;
         restarts = 0;

@@ -18,17 +18,19 @@ export interface SenderDeps {
   log: Logger;
 }
 
+/** The open link, or PLATFORM_SEND_FAILED `not_connected` (nothing was sent). */
+export function connectedLink(deps: SenderDeps): DiscordLink {
+  const link = deps.link();
+  if (!link)
+    throw new AppError("PLATFORM_SEND_FAILED", "The Discord connector is not connected yet; retry shortly.", {
+      reason: "not_connected",
+    });
+  return link;
+}
+
 export function createSender(deps: SenderDeps) {
   return async (req: SendRequest): Promise<SendResult> => {
-    const link = deps.link();
-    if (!link)
-      throw new AppError(
-        "PLATFORM_SEND_FAILED",
-        "The Discord connector is not connected yet; retry shortly.",
-        {
-          reason: "not_connected",
-        },
-      );
+    const link = connectedLink(deps);
     const replyTo = req.replyTo?.platformId ?? null;
     if (req.replyTo && !replyTo)
       deps.log.warn({ reply_to: req.replyTo.id }, "reply_to has no Discord id; sent without a reference");

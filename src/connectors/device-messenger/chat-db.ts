@@ -69,6 +69,15 @@ export type ChatDbAttachment = {
 
 export type Columns = Record<"message" | "chat" | "handle" | "attachment", ReadonlySet<string>>;
 
+/** A chat's name and people, for the channel list: `participants` are handle ids joined by U+001F. */
+export type ChatNameRow = {
+  chat_guid: string;
+  chat_style: number | null;
+  chat_identifier: string | null;
+  display_name: string | null;
+  participants: string | null;
+};
+
 /** Why chat.db cannot be read, in words a person can act on. */
 export class ChatDbUnavailable extends Error {}
 
@@ -124,6 +133,16 @@ export function rowQuery(c: Columns, by: "after" | "ids" | "edited" = "after"): 
     ${by === "ids" ? "" : "LIMIT ?2"}`;
 }
 
+/** Every chat's name and participants, or those of the chats whose GUIDs are listed in the JSON array `?1`. */
+export function chatNameQuery(c: Columns, some: boolean): string {
+  return `
+    SELECT CAST(c.guid AS TEXT) AS chat_guid, ${pick(c.chat, "c", "style", "chat_style", null)},
+      ${pick(c.chat, "c", "chat_identifier")}, ${pick(c.chat, "c", "display_name", "display_name", "TEXT")},
+      (SELECT group_concat(CAST(h.id AS TEXT), char(31)) FROM chat_handle_join j
+        JOIN handle h ON h.ROWID = j.handle_id WHERE j.chat_id = c.ROWID) AS participants
+    FROM chat c ${some ? "WHERE c.guid IN (SELECT value FROM json_each(?1))" : ""}`;
+}
+
 function attachmentQuery(c: Columns, many = false): string {
   const a = c.attachment;
   return `
@@ -148,6 +167,8 @@ export interface ChatDb {
   /** The attachments of many rows in one query, by message ROWID, in placeholder order. */
   attachmentsOf(rowids: readonly number[]): Map<number, ChatDbAttachment[]>;
   maxRowid(): number;
+  /** The names and people of every chat, or of the chats with these GUIDs. */
+  chatNames(guids?: readonly string[]): ChatNameRow[];
   /** Changes whenever another connection commits. */
   dataVersion(): number;
   /** Device and inode of the file, to notice a replaced database. */
@@ -185,6 +206,8 @@ export function openChatDb(path: string): ChatDb {
   const atts = db.query<ChatDbAttachment, [number]>(attachmentQuery(cols));
   const attsMany = db.query<ChatDbAttachment & { message_id: number }, [string]>(attachmentQuery(cols, true));
   const max = db.query<{ m: number | null }, []>("SELECT MAX(ROWID) AS m FROM message");
+  const allNames = db.query<ChatNameRow, []>(chatNameQuery(cols, false));
+  const someNames = db.query<ChatNameRow, [string]>(chatNameQuery(cols, true));
   const version = db.query<{ data_version: number }, []>("PRAGMA data_version");
   /** Queries fail as ChatDbReadError, so the connector can tell a chat.db fault from a store fault. */
   const read =
@@ -213,6 +236,9 @@ export function openChatDb(path: string): ChatDb {
       return out;
     }),
     maxRowid: read(() => max.get()?.m ?? 0),
+    chatNames: read((guids?: readonly string[]) =>
+      guids === undefined ? allNames.all() : guids.length === 0 ? [] : someNames.all(JSON.stringify(guids)),
+    ),
     dataVersion: read(() => version.get()?.data_version ?? 0),
     identity: () => fileIdentity(path),
     close: () => db.close(),

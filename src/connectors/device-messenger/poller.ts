@@ -8,6 +8,7 @@
 import type { IdFactory } from "../../core/ids.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import type { Ingest, NormalizedMessage } from "../../ingest/ingest.ts";
+import type { ChannelName } from "../../store/channel-list.ts";
 import type { CursorStore } from "../../store/cursors.ts";
 import {
   BATCH_ROWS,
@@ -17,6 +18,7 @@ import {
   fileIdentity,
   openChatDb,
 } from "./chat-db.ts";
+import { channelNamesOf } from "./chat-names.ts";
 import { planRead } from "./plan.ts";
 import { createReaderPosition, type ReaderPosition } from "./reader-position.ts";
 import type { ReaderState } from "./reader-state.ts";
@@ -105,10 +107,15 @@ interface ReadState {
   readError: PollerStatus["readError"];
   /** MAX(ROWID) as of the last read, for health while chat.db cannot be queried. */
   lastMax: number | null;
+  /** Chats new rows came from since names were last read; null: every chat's (chat.db just opened). */
+  chats: Set<string> | null;
+  /** The name and people last stored per channel. */
+  names: Map<string, string>;
 }
 
 interface Reader {
   deps: PollerDeps;
+  ingest: Ingest;
   rows: RowMessages;
   position: ReaderPosition;
   read: ReadState;
@@ -127,6 +134,7 @@ async function readBatch(r: Reader, chatDb: ChatDb): Promise<{ rows: number; mor
   const before = position.state();
   const from = position.cursor() ?? 0;
   const fresh = chatDb.rowsAfter(from, BATCH_ROWS);
+  for (const row of fresh) if (row.chat_guid !== null) r.read.chats?.add(row.chat_guid);
   const waiting = chatDb.rowsByIds(before.pending.map((p) => p.rowid));
   const attachments = chatDb.attachmentsOf([...waiting, ...fresh].map((row) => row.rowid));
   const now = deps.clock.now();
@@ -185,6 +193,27 @@ function scanEdits({ deps, rows, position }: Reader, chatDb: ChatDb): void {
   position.applyChanges(changes);
 }
 
+const nameKey = (n: ChannelName) => JSON.stringify([n.name, n.participants]);
+
+/**
+ * Channel names (chat-names.ts): every chat's once chat.db is opened, then those of the chats new rows
+ * came from (a rename or a member change writes a row too); only changed ones are stored. A failure to
+ * store them is logged and they are read again with the next change.
+ */
+function refreshNames({ read, ingest, deps }: Reader, chatDb: ChatDb): void {
+  if (read.chats?.size === 0) return;
+  try {
+    const rows = chatDb.chatNames(read.chats ? [...read.chats] : undefined);
+    const changed = channelNamesOf(rows).filter((n) => read.names.get(n.channelId) !== nameKey(n));
+    if (changed.length > 0)
+      ingest({ source: "device_messenger", messages: [], cursor: null, channelNames: changed });
+    for (const n of changed) read.names.set(n.channelId, nameKey(n));
+    read.chats = new Set();
+  } catch (err) {
+    deps.log.warn({ err: String(err) }, "chat names could not be read or stored; tried again later");
+  }
+}
+
 /**
  * Reads and ingests everything new, one batch per transaction, yielding to the event loop between
  * batches (the API and signals are served during a long catch-up); returns the new rows looked at.
@@ -224,6 +253,7 @@ async function readAll(r: Reader, chatDb: ChatDb, stillOpen: () => boolean): Pro
   }
   // After the new rows, so events are stored in the order things happened.
   if (changed) scanEdits(r, chatDb);
+  if (changed) refreshNames(r, chatDb);
   updateLag(r, chatDb);
   return seen;
 }
@@ -244,14 +274,17 @@ export function createPoller(deps: PollerDeps, ingest: Ingest) {
     behindSinceMs: null,
     readError: null,
     lastMax: null,
+    chats: null,
+    names: new Map(),
   };
-  const reader: Reader = { deps, rows, position, read };
+  const reader: Reader = { deps, ingest, rows, position, read };
 
   const open = (): ChatDb | null => {
     const opened = read.stopping ? null : source.open();
     if (!opened) return null;
     if (opened.fresh) {
       read.lastVersion = -1;
+      read.chats = null;
       position.placeOn(opened.db);
     }
     return opened.db;

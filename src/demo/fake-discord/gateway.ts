@@ -91,7 +91,10 @@ export function createGateway(world: World, o: GatewayOptions) {
     send(ws, { op: 0, t: "RESUMED", s: session.seq, d: null });
   };
 
+  /** Dispatches held back (`hold`), in order, until `release`. */
+  let held: { t: string; d: unknown }[] | null = null;
   const dispatchToAll = (t: string, d: unknown) => {
+    if (held) return void held.push({ t, d });
     const all = [...sessions.values()];
     turn += 1;
     for (let i = 0; i < all.length; i++) push(all[(i + turn) % all.length] as Session, t, d);
@@ -162,6 +165,16 @@ export function createGateway(world: World, o: GatewayOptions) {
        */
       sendRaw: (frame: string | Uint8Array) => {
         for (const ws of sockets) if (ws.readyState === 1) ws.send(frame);
+      },
+      /** Holds every later dispatch back (a REST answer then arrives before its gateway echo). */
+      hold: () => {
+        held ??= [];
+      },
+      /** Sends the held dispatches, in order, and stops holding. */
+      release: () => {
+        const out = held ?? [];
+        held = null;
+        for (const f of out) dispatchToAll(f.t, f.d);
       },
       /** false: heartbeats (op 1) are no longer answered with op 11. */
       get ackHeartbeats() {

@@ -193,6 +193,18 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       };
       gateway.dispatch(remove ? "MESSAGE_REACTION_REMOVE" : "MESSAGE_REACTION_ADD", payload);
     },
+    /** Renames a guild (GUILD_UPDATE), a channel (CHANNEL_UPDATE) or a thread (THREAD_UPDATE). */
+    rename(id: string, name: string): void {
+      const guild = world.guilds.get(id);
+      if (guild) {
+        guild.name = name;
+        return gateway.dispatch("GUILD_UPDATE", { id, name, icon: null, owner_id: world.owner.id });
+      }
+      const channel = world.channel(id);
+      if (!channel) throw new Error(`fake Discord: no guild or channel ${id}`);
+      channel.name = name;
+      gateway.dispatch(channel.type === 11 ? "THREAD_UPDATE" : "CHANNEL_UPDATE", world.channelPayload(channel));
+    },
     history: (channelId: string): Payload[] => [...(world.history.get(channelId) ?? [])],
     gateway: gateway.control,
     requests: rest.requests,

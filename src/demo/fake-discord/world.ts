@@ -258,6 +258,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
 
   return {
     bot,
+    owner,
     application,
     accessOf,
     snowflake,
