@@ -94,6 +94,11 @@ export interface ChatDbWriter {
   edit(rowid: number, text: string): void;
   /** Unsends a message as Messages does: the body cleared, `is_empty = 1`, `date_edited` set. */
   unsend(rowid: number): void;
+  /**
+   * Renames a group as Messages does: `chat.display_name` changes and a group event row (`item_type` 2,
+   * `group_title`) records who did it (`by`, a handle; null: the owner).
+   */
+  renameChat(chatGuid: string, name: string, by: string | null): { rowid: number; guid: string };
   /** Updates an attachment as a download progresses. */
   updateAttachment(
     guid: string,
@@ -179,6 +184,7 @@ const SQL = {
   messageAttachment:
     "INSERT INTO message_attachment_join (message_id, attachment_id) VALUES ($message, $attachment)",
   maxRowid: "SELECT MAX(ROWID) AS m FROM message",
+  rename: "UPDATE chat SET display_name = $name WHERE guid = $guid",
 } as const;
 
 type Db = Database;
@@ -316,6 +322,18 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
       run(db, SQL.edit, { rowid, text: plain, body, date: appleNanos(now()) });
     },
     unsend: (rowid) => void run(db, SQL.unsend, { rowid, date: appleNanos(now()) }),
+    renameChat: (chatGuid, name, by) =>
+      db
+        .transaction(() => {
+          run(db, SQL.rename, { guid: chatGuid, name });
+          return insertMessage(
+            db,
+            { chatGuid, from: by, isFromMe: by === null, text: "", itemType: 2, groupTitle: name },
+            account,
+            now,
+          );
+        })
+        .immediate(),
     attach: (rowid, a) =>
       db.transaction(() => insertAttachment(db, rowid, a, false, appleNanos(now()))).immediate(),
     updateAttachment: (guid, change) => {

@@ -27,7 +27,7 @@ export type ChannelListRow = {
   unread_count: number;
 };
 
-const PAGE_SQL = (bySource: boolean) => `
+export const CHANNEL_PAGE_SQL = (bySource: boolean) => `
   SELECT l.channel_id, l.source, l.channel_type, l.name, l.participants, l.last_visible_at,
     l.allowed_count - coalesce(r.read_count, 0) AS unread_count
   FROM channel_list l INDEXED BY ${bySource ? "channel_list_source_recent" : "channel_list_recent"}
@@ -42,8 +42,8 @@ export function createChannelListStore(db: Database) {
      ON CONFLICT (channel_id) DO UPDATE SET name = excluded.name, participants = excluded.participants
      WHERE name IS NOT excluded.name OR participants IS NOT excluded.participants`,
   );
-  const all = db.prepare<ChannelListRow, [Record<string, string | number>]>(PAGE_SQL(false));
-  const ofSource = db.prepare<ChannelListRow, [Record<string, string | number>]>(PAGE_SQL(true));
+  const all = db.prepare<ChannelListRow, [Record<string, string | number>]>(CHANNEL_PAGE_SQL(false));
+  const ofSource = db.prepare<ChannelListRow, [Record<string, string | number>]>(CHANNEL_PAGE_SQL(true));
   return {
     /** Sets channels' names and participants (a row that already says so is not written). */
     setNames: (names: readonly ChannelName[]): void => {

@@ -5,6 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { CHANNEL_PAGE_SQL } from "../../src/store/channel-list.ts";
 import { CONTEXT_AFTER_SQL, CONTEXT_BEFORE_SQL, QUARANTINE_SQL } from "../../src/store/messages.ts";
 import { RUN_AT_OR_BEFORE_SQL, unreadCandidatesSql } from "../../src/store/reads.ts";
 import { openStore } from "../../src/store/store.ts";
@@ -92,3 +93,16 @@ test("single message and dedupe lookups use unique keys", () => {
     "USING COVERING INDEX messages_platform (source=? AND platform_id=?)",
   );
 });
+
+test.each([
+  [false, "SEARCH l USING INDEX channel_list_recent (last_visible_at>?)"],
+  [true, "SEARCH l USING INDEX channel_list_source_recent (source=? AND last_visible_at>?)"],
+])(
+  "the channel list (by source: %p) walks its index newest first and looks up reads by key",
+  (bySource, first) => {
+    expect(plan(CHANNEL_PAGE_SQL(bySource))).toEqual([
+      first,
+      "SEARCH r USING PRIMARY KEY (agent_id=? AND channel_id=?) LEFT-JOIN",
+    ]);
+  },
+);
