@@ -168,6 +168,12 @@ export const EditResponse = t.Object({
 
 export const ChannelsQuery = t.Object({
   source: t.Optional(SourceSchema),
+  person_id: t.Optional(
+    t.String({
+      minLength: 1,
+      description: "Beyond extensions.md: only the one-to-one channels where this allowlisted person wrote.",
+    }),
+  ),
   limit: t.Optional(
     t.Integer({ minimum: 1, maximum: 500, default: 100, description: "1 to 500.", error: () => "limit" }),
   ),

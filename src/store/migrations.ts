@@ -200,8 +200,9 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
   },
   // 5: the channel list (extensions.md §2) as a read model kept in step by triggers, whatever writes a
-  // message or a read mark: per channel its newest visible message and allowed count, per agent and
-  // channel the allowed messages read; names come from the connectors. Existing rows are counted here.
+  // message or a read mark: per channel its newest visible message, allowed count and, for a one-to-one
+  // channel, the allowlisted person in it; per agent and channel the allowed messages read; names come
+  // from the connectors. Existing rows are counted here.
   `
   CREATE TABLE channel_list (
     channel_id       TEXT PRIMARY KEY,
@@ -209,6 +210,7 @@ export const MIGRATIONS: readonly Migration[] = [
     channel_type     TEXT NOT NULL CHECK (channel_type IN ('dm', 'group')),
     name             TEXT NOT NULL DEFAULT '',
     participants     TEXT NOT NULL DEFAULT '[]',
+    person_id        TEXT,
     last_visible_at  INTEGER,
     allowed_count    INTEGER NOT NULL DEFAULT 0
   ) WITHOUT ROWID;
@@ -216,6 +218,8 @@ export const MIGRATIONS: readonly Migration[] = [
     WHERE last_visible_at IS NOT NULL;
   CREATE INDEX channel_list_source_recent ON channel_list (source, last_visible_at, channel_id)
     WHERE last_visible_at IS NOT NULL;
+  CREATE INDEX channel_list_person_recent ON channel_list (person_id, last_visible_at, channel_id)
+    WHERE person_id IS NOT NULL AND last_visible_at IS NOT NULL;
 
   CREATE TABLE channel_reads (
     agent_id    TEXT NOT NULL,
@@ -228,9 +232,12 @@ export const MIGRATIONS: readonly Migration[] = [
 
   CREATE TRIGGER channel_list_on_insert AFTER INSERT ON messages
   WHEN new.allowlist_status IN ('allowed', 'outbound') BEGIN
-    INSERT INTO channel_list (channel_id, source, channel_type, last_visible_at, allowed_count)
-    VALUES (new.channel_id, new.source, new.channel_type, new.message_ts, new.allowlist_status = 'allowed')
+    INSERT INTO channel_list (channel_id, source, channel_type, person_id, last_visible_at, allowed_count)
+    VALUES (new.channel_id, new.source, new.channel_type,
+      CASE WHEN new.channel_type = 'dm' AND new.direction = 'inbound' THEN new.person_id END,
+      new.message_ts, new.allowlist_status = 'allowed')
     ON CONFLICT (channel_id) DO UPDATE SET
+      person_id = coalesce(excluded.person_id, person_id),
       last_visible_at = max(coalesce(last_visible_at, excluded.last_visible_at), excluded.last_visible_at),
       allowed_count = allowed_count + excluded.allowed_count;
   END;
@@ -257,8 +264,10 @@ export const MIGRATIONS: readonly Migration[] = [
     ON CONFLICT (agent_id, channel_id) DO UPDATE SET read_count = read_count + 1;
   END;
 
-  INSERT INTO channel_list (channel_id, source, channel_type, last_visible_at, allowed_count)
-    SELECT channel_id, source, channel_type, max(message_ts), sum(allowlist_status = 'allowed')
+  INSERT INTO channel_list (channel_id, source, channel_type, person_id, last_visible_at, allowed_count)
+    SELECT channel_id, source, channel_type,
+      max(CASE WHEN channel_type = 'dm' AND direction = 'inbound' THEN person_id END),
+      max(message_ts), sum(allowlist_status = 'allowed')
     FROM messages WHERE allowlist_status IN ('allowed', 'outbound') GROUP BY channel_id;
   INSERT INTO channel_reads (agent_id, channel_id, read_count)
     SELECT r.agent_id, m.channel_id, count(*) FROM read_marks r JOIN messages m ON m.id = r.message_id

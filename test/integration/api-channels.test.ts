@@ -119,6 +119,11 @@ describe("GET /channels", () => {
     expect((await channels(t, "", "agent-b")).map((c) => c.unread_count)).toEqual([3, 0]);
     expect((await channels(t, "?source=community_chat")).map((c) => c.channel_id)).toEqual([discord.id]);
     expect((await channels(t, "?limit=1")).map((c) => c.channel_id)).toEqual([dm.id]);
+    // A person's one-to-one channels (beyond extensions.md; the phone approval's targets): never a group.
+    t.seed([inbound({ channel: group, sender: ann, timestampMs: T0 + 8000 })]);
+    expect((await channels(t, "?person_id=ann")).map((c) => c.channel_id)).toEqual([dm.id]);
+    expect(await channels(t, "?person_id=ann&source=community_chat")).toEqual([]);
+    expect(await channels(t, "?person_id=nobody")).toEqual([]);
   });
 
   test("a deleted message leaves the counts and the newest activity; a channel with none visible leaves the list", async () => {

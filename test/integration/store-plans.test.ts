@@ -95,12 +95,13 @@ test("single message and dedupe lookups use unique keys", () => {
 });
 
 test.each([
-  [false, "SEARCH l USING INDEX channel_list_recent (last_visible_at>?)"],
-  [true, "SEARCH l USING INDEX channel_list_source_recent (source=? AND last_visible_at>?)"],
-])(
-  "the channel list (by source: %p) walks its index newest first and looks up reads by key",
-  (bySource, first) => {
-    expect(plan(CHANNEL_PAGE_SQL(bySource))).toEqual([
+  ["all", "SEARCH l USING INDEX channel_list_recent (last_visible_at>?)"],
+  ["source", "SEARCH l USING INDEX channel_list_source_recent (source=? AND last_visible_at>?)"],
+  ["person", "SEARCH l USING INDEX channel_list_person_recent (person_id=? AND last_visible_at>?)"],
+] as const)(
+  "the channel list (%s) walks its index newest first and looks up reads by key",
+  (filter, first) => {
+    expect(plan(CHANNEL_PAGE_SQL(filter))).toEqual([
       first,
       "SEARCH r USING PRIMARY KEY (agent_id=? AND channel_id=?) LEFT-JOIN",
     ]);

@@ -203,7 +203,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       const channel = world.channel(id);
       if (!channel) throw new Error(`fake Discord: no guild or channel ${id}`);
       channel.name = name;
-      gateway.dispatch(channel.type === 11 ? "THREAD_UPDATE" : "CHANNEL_UPDATE", world.channelPayload(channel));
+      gateway.dispatch(
+        channel.type === 11 ? "THREAD_UPDATE" : "CHANNEL_UPDATE",
+        world.channelPayload(channel),
+      );
     },
     history: (channelId: string): Payload[] => [...(world.history.get(channelId) ?? [])],
     gateway: gateway.control,

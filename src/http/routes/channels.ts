@@ -27,6 +27,7 @@ export function channelRoutes(deps: { channelList: ChannelListStore; allowlist: 
       const rows = deps.channelList.page({
         agentId: agentIdOf(request),
         source: (query.source ?? null) as Source | null,
+        personId: query.person_id ?? null,
         limit: query.limit ?? 100,
       });
       const allowlist = deps.allowlist();
