@@ -198,7 +198,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       const guild = world.guilds.get(id);
       if (guild) {
         guild.name = name;
-        return gateway.dispatch("GUILD_UPDATE", { id, name, icon: null, owner_id: world.owner.id });
+        gateway.dispatch("GUILD_UPDATE", { id, name, icon: null, owner_id: world.owner.id });
+        return;
       }
       const channel = world.channel(id);
       if (!channel) throw new Error(`fake Discord: no guild or channel ${id}`);
