@@ -1,0 +1,105 @@
+/**
+ * The phone approval's runner (extensions.md §3) inside `gw mcp --channel` with GW_MCP_OWNER: a permission
+ * request goes, through POST /messages/send, to each one-to-one channel of the owner that gw has seen (an
+ * Idempotency-Key per request and channel, so a retry posts once); `take` turns the owner's answer in one
+ * of those channels into the verdict notification, marks it read for the agent and, on Discord, reacts
+ * ✅/❌. Pending requests live in this process, so a restart of `gw serve` loses none.
+ */
+import { createHash } from "node:crypto";
+import type { Envelope } from "../core/envelope.ts";
+import type { Logger } from "../core/ports.ts";
+import type { ApiClient, ApiResponse } from "./api-client.ts";
+import {
+  createPendingRequests,
+  PERMISSION_METHOD,
+  type PermissionRequest,
+  promptText,
+  replyOf,
+} from "./permission.ts";
+
+/** Tries of one prompt post while gw serve cannot be reached or fails (the key makes a retry safe). */
+const SEND_DELAYS_MS = [0, 500, 2_000];
+
+export interface RelayDeps {
+  api: ApiClient;
+  /** GW_MCP_OWNER: the allowlisted person who answers. */
+  owner: string;
+  /** GW_AGENT_ID: an answer is marked read for it. */
+  agentId: string;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  notify: (n: { method: typeof PERMISSION_METHOD; params: Record<string, string> }) => Promise<void>;
+  log: Logger;
+}
+
+const failed = (r: ApiResponse) => r.status === 0 || r.status >= 500;
+
+export function createPermissionRelay(d: RelayDeps) {
+  const pending = createPendingRequests(d.now);
+
+  /** The owner's one-to-one channels gw has seen; null when gw serve did not answer. */
+  const ownerChannels = async (): Promise<string[] | null> => {
+    const res = await d.api.call("GET", "/channels", { query: { person_id: d.owner, limit: 500 } });
+    if (!res.ok) return null;
+    const list = (res.body as { channels: { channel_id: string; channel_type: string }[] }).channels;
+    return list.filter((c) => c.channel_type === "dm").map((c) => c.channel_id);
+  };
+
+  const post = async (channelId: string, text: string, requestId: string): Promise<void> => {
+    const key = `gw-permission:${requestId}:${createHash("sha256").update(channelId).digest("hex").slice(0, 32)}`;
+    let res: ApiResponse | null = null;
+    for (const ms of SEND_DELAYS_MS) {
+      await d.sleep(ms);
+      res = await d.api.call("POST", "/messages/send", {
+        body: { channel_id: channelId, text },
+        idempotencyKey: key,
+      });
+      if (!failed(res)) break;
+    }
+    if (res && !res.ok)
+      d.log.warn(
+        { channel_id: channelId, request_id: requestId, status: res.status, body: res.body },
+        "permission prompt not sent",
+      );
+  };
+
+  return {
+    ownerChannels,
+    /** Sends the prompt to each of the owner's one-to-one channels, once each. */
+    async relay(req: PermissionRequest): Promise<void> {
+      const channels = await ownerChannels();
+      if (!channels || channels.length === 0) {
+        d.log.warn(
+          { request_id: req.request_id },
+          "permission request not relayed: the owner has no one-to-one channel gw has seen",
+        );
+        return;
+      }
+      // Pending first: an answer may come back before the last post returns.
+      pending.add(req.request_id, channels);
+      const text = promptText(req);
+      await Promise.all(channels.map((c) => post(c, text, req.request_id)));
+    },
+    /**
+     * True when `m` is the owner's first answer to a pending request in a channel its prompt went to:
+     * the verdict is sent, the message marked read for the agent (the caller does not push it).
+     */
+    async take(m: Envelope): Promise<boolean> {
+      if (m.sender.person_id !== d.owner || m.channel_type !== "dm") return false;
+      const reply = replyOf(m.text);
+      if (!reply || !pending.settle(reply.requestId, m.channel_id)) return false;
+      await d.notify({
+        method: PERMISSION_METHOD,
+        params: { request_id: reply.requestId, behavior: reply.behavior },
+      });
+      await d.api.call("POST", "/messages/mark_read", { agentId: d.agentId, body: { message_ids: [m.id] } });
+      if (m.source === "community_chat")
+        await d.api.call("POST", "/messages/react", {
+          body: { message_id: m.id, emoji: reply.behavior === "allow" ? "✅" : "❌" },
+        });
+      return true;
+    },
+  };
+}
+
+export type PermissionRelay = ReturnType<typeof createPermissionRelay>;
