@@ -247,8 +247,12 @@ describe("names from the platforms", () => {
     const thread = fake.thread(guild.id, general.id, { name: "plans" });
     const dmChannel = fake.dm(ann);
     const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
-    for (const id of [general.id, thread.id, dmChannel.id])
-      fake.message(id, { author: ann, content: `in ${id}` });
+    for (const id of [general.id, thread.id]) fake.message(id, { author: ann, content: `in ${id}` });
+    await waitFor(async () => ((await channels(gw)).length === 2 ? true : undefined), "two channels");
+    // Written while gw was away: the DM is caught up through REST history, and named from it.
+    await gw.restart(
+      () => void fake.message(dmChannel.id, { author: ann, content: "while away", dispatch: false }),
+    );
     const names = (want: string) =>
       waitFor(async () => {
         const list = await channels(gw);

@@ -8,7 +8,7 @@ describe("replyOf", () => {
     ["  YES   ABCDE  ", "abcde", "allow"],
     ["no abcde", "abcde", "deny"],
     ["N zyxwv", "zyxwv", "deny"],
-  ])("%p answers %s: %s", (text, requestId, behavior) => {
+  ] as const)("%p answers %s: %s", (text, requestId, behavior) => {
     expect(replyOf(text)).toEqual({ requestId, behavior });
   });
 

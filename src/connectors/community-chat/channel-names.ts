@@ -1,7 +1,7 @@
 /**
  * Discord channel names for the channel list (extensions.md §2), kept from the gateway's own dispatches,
  * never fetched: a guild channel is `guild #channel`, a thread `guild #channel › thread`, a DM `@username`
- * of the person in it. `apply` takes one dispatch and answers the names it changed (a guild's rename
+ * of the person in it (from its messages, stored with them). `apply` takes one dispatch and answers the names it changed (a guild's rename
  * renames its channels and threads, a channel's its threads). Pure state; malformed payloads change nothing.
  */
 import type { ChannelName } from "../../store/channel-list.ts";
@@ -22,7 +22,7 @@ interface Place {
   parentId: string | null;
 }
 
-export type NameDispatch = "guild" | "guild_update" | "channel" | "thread" | "dm_message";
+export type NameDispatch = "guild" | "guild_update" | "channel" | "thread";
 
 export function createChannelDirectory() {
   const guilds = new Map<string, string>();
@@ -70,28 +70,10 @@ export function createChannelDirectory() {
     return [...places.entries()].filter(([, p]) => p.guildId === guildId).flatMap(([id]) => named(id));
   };
 
-  /** A DM's name from a message of the person in it (not the bot's). */
-  const dm = (d: Rec, botId: string | null): ChannelName[] => {
-    const author = isRecord(d.author) ? d.author : {};
-    const username = text(author.username);
-    if (!isSnowflake(d.channel_id) || !isSnowflake(author.id) || author.id === botId || !username) return [];
-    const c = channelFor("dm", d.channel_id);
-    return [
-      {
-        channelId: c.id,
-        source: "community_chat",
-        type: c.type,
-        name: `@${username}`,
-        participants: [author.id],
-      },
-    ];
-  };
-
   return {
-    apply(t: NameDispatch, d: unknown, botId: string | null = null): ChannelName[] {
+    apply(t: NameDispatch, d: unknown): ChannelName[] {
       if (!isRecord(d)) return [];
       if (t === "guild") return guild(d);
-      if (t === "dm_message") return dm(d, botId);
       if (t === "guild_update") {
         const name = text(d.name);
         if (!isSnowflake(d.id) || !name) return [];
@@ -105,3 +87,21 @@ export function createChannelDirectory() {
 }
 
 export type ChannelDirectory = ReturnType<typeof createChannelDirectory>;
+
+/** A DM's name, `@username` of the person in it, from a batch of its messages (the bot's do not say). */
+export function dmName(
+  channelId: string,
+  payloads: readonly { author: { id: string; username?: string } }[],
+  botId: string | null,
+): ChannelName | null {
+  const author = payloads.findLast((m) => m.author.id !== botId && text(m.author.username))?.author;
+  if (!author) return null;
+  const c = channelFor("dm", channelId);
+  return {
+    channelId: c.id,
+    source: "community_chat",
+    type: c.type,
+    name: `@${author.username}`,
+    participants: [author.id],
+  };
+}

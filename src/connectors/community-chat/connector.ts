@@ -163,7 +163,6 @@ function channelNames(inbox: Inbox, log: Logger) {
   return {
     guild: (d: unknown) => store(directory.apply("guild", d)),
     rename: (t: NameDispatch, d: unknown) => store(directory.apply(t, d)),
-    dmMessage: (d: unknown, botId: string | null) => store(directory.apply("dm_message", d, botId)),
   };
 }
 
@@ -250,7 +249,6 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   const onMessage = (payload: unknown) => {
     const m = takeMessage(payload, { queue, inbox, mark, log, stopping: stopping.signal });
     if (!m) return;
-    if (kindOf(m) === "dm") names.dmMessage(payload, link()?.botUser()?.id ?? null);
     authors.delete(m.author.id);
     authors.set(m.author.id, displayName(m));
     if (authors.size > KNOWN_NAMES_MAX) authors.delete(authors.keys().next().value as string);

@@ -82,7 +82,7 @@ export interface LinkEvents {
    */
   change(t: ChangeDispatch, payload: unknown, key: string): void;
   /** A dispatch that renames or creates a guild, channel or thread (the channel list's names). */
-  rename(t: Exclude<NameDispatch, "guild" | "dm_message">, payload: unknown): void;
+  rename(t: Exclude<NameDispatch, "guild">, payload: unknown): void;
   /** The shard is ready again (guilds cached after READY, or resumed). */
   ready(): void;
   /** The socket closed and the client is reconnecting. */
@@ -108,7 +108,7 @@ const CHANGE_DISPATCHES = new Map<string, ChangeDispatch>([
   [GatewayDispatchEvents.MessageReactionAdd, "reaction_add"],
   [GatewayDispatchEvents.MessageReactionRemove, "reaction_remove"],
 ]);
-const NAME_DISPATCHES = new Map<string, Exclude<NameDispatch, "guild" | "dm_message">>([
+const NAME_DISPATCHES = new Map<string, Exclude<NameDispatch, "guild">>([
   [GatewayDispatchEvents.GuildUpdate, "guild_update"],
   [GatewayDispatchEvents.ChannelCreate, "channel"],
   [GatewayDispatchEvents.ChannelUpdate, "channel"],

@@ -12,6 +12,7 @@ import { type Ingest, removeStaged, type StagedAttachment } from "../../ingest/i
 import type { ChannelName } from "../../store/channel-list.ts";
 import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { downloadAll } from "./attachments.ts";
+import { dmName } from "./channel-names.ts";
 import { type ChannelKind, classify, type DiscordMessage, toMessage } from "./mapping.ts";
 
 export interface InboxDeps {
@@ -118,11 +119,13 @@ export function createInbox(deps: InboxDeps) {
           discard(files);
           return false;
         }
+        const dm = kind === "dm" ? dmName(last.channel_id, payloads, bot) : null;
         target({
           source: "community_chat",
           messages: payloads.flatMap((m, i) =>
             classify(m, bot) === "deliver" ? [toMessage(m, kind, files[i] ?? [])] : [],
           ),
+          ...(dm ? { channelNames: [dm] } : {}),
           cursor: null,
           ...(deps.holdsPosition(channelId) ? {} : { channelCursor: { channelId, position: last.id } }),
         });
