@@ -28,6 +28,8 @@ export interface SavedFile {
   sizeBytes: number;
   /** The sniffed type, else the served one. */
   mime: string;
+  /** What the magic bytes say, null when they are none of the known kinds. */
+  sniffed: string | null;
 }
 
 export interface AttachmentCache {
@@ -106,10 +108,11 @@ export function createAttachmentCache(deps: {
     async save(id, body, served) {
       const part = join(dir, `${id}.part-${crypto.randomUUID()}`);
       const { size, head } = await streamToFile(part, body);
-      const mime = sniffType(head) ?? served;
+      const sniffed = sniffType(head);
+      const mime = sniffed ?? served;
       const path = scratch(id, extensionFor(mime));
       renameSync(part, path);
-      return { path, sizeBytes: size, mime };
+      return { path, sizeBytes: size, mime, sniffed };
     },
     scratch,
     keep(id, file) {

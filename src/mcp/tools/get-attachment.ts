@@ -31,10 +31,13 @@ export interface AttachmentDeps {
 
 type Extra = Pick<AttachmentInfo, "converted_from">;
 
-/** An image small enough is read and its copy removed; anything else is kept under its final name. */
+/**
+ * An image (by its magic bytes, never by the served type alone) small enough is read and its copy removed;
+ * anything else is kept under its final name.
+ */
 function showOrKeep(id: string, file: SavedFile, cache: AttachmentCache, extra: Extra = {}): ToolResult {
   const info: AttachmentInfo = { attachment_id: id, mime: file.mime, size_bytes: file.sizeBytes, ...extra };
-  const image = SHOWABLE_IMAGES.has(file.mime);
+  const image = file.sniffed !== null && SHOWABLE_IMAGES.has(file.sniffed);
   if (image && file.sizeBytes <= IMAGE_MAX_BYTES) {
     const data = readFileSync(file.path).toString("base64");
     cache.remove(file.path);
@@ -59,7 +62,7 @@ async function showHeif(id: string, file: SavedFile, deps: AttachmentDeps): Prom
     });
   }
   deps.cache.remove(file.path);
-  const out = { path: jpeg, sizeBytes: statSync(jpeg).size, mime: "image/jpeg" };
+  const out = { path: jpeg, sizeBytes: statSync(jpeg).size, mime: "image/jpeg", sniffed: "image/jpeg" };
   return showOrKeep(id, out, deps.cache, { converted_from: file.mime });
 }
 
