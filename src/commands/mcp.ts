@@ -1,5 +1,5 @@
 /**
- * `gw mcp`: the four agent tools over MCP stdio. stdout carries protocol frames only; logs go to stderr and
+ * `gw mcp`: the four agent tools (nine with --extended) over MCP stdio. stdout carries protocol frames only; logs go to stderr and
  * the log file. Needs GW_BEARER_TOKEN; GW_AGENT_ID names the agent (without it, per-agent tools answer
  * AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin, or as lifecycle.ts
  * says. With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts), which needs
