@@ -1,58 +1,29 @@
 /**
  * `get_attachment` of `gw mcp --extended`, through the official MCP client, against a real gw service over
- * HTTP: images (by their magic bytes) up to 5 MB as image content with the stored bytes; other files, larger
- * images and unconvertible HEIC as a byte-identical private local copy; HEIC converted by the `sips`
- * stand-in; the error envelope for an unknown id; and `attachment_ids` in a channel notification's meta.
+ * HTTP: images (by their magic bytes) up to 5 MB as image content with the stored bytes; other files and
+ * larger images as a byte-identical private local copy; the error envelope for an unknown id; and
+ * `attachment_ids` in a channel notification's meta. HEIC: mcp-attachments-heic.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { createIdFactory } from "../../src/core/ids.ts";
-import { systemClock } from "../../src/core/ports.ts";
-import type { StagedAttachment } from "../../src/ingest/ingest.ts";
-import { tinyJpeg } from "../fakes/fake-sips.ts";
-import { heicBytes, tinyPng } from "../helpers/images.ts";
-import { closeAll, connectMcp, type McpHandle, type ToolResult } from "../helpers/mcp-client.ts";
-import { freePort, waitFor } from "../helpers/process.ts";
-import { inbound, TOKEN, testService } from "../helpers/service.ts";
-import { sipsStandIn } from "../helpers/sips.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { attachmentService, cacheDir, decoded, ids, info } from "../helpers/attachment-service.ts";
+import { tinyPng } from "../helpers/images.ts";
+import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/process.ts";
+import { inbound } from "../helpers/service.ts";
 
-const ids = createIdFactory(systemClock);
-let t: Awaited<ReturnType<typeof testService>>;
-let env: Record<string, string>;
+let s: Awaited<ReturnType<typeof attachmentService>>;
 let gw: McpHandle;
-
-/** Stores `bytes` as a new attachment of a new allowlisted message; its id. */
-function stored(bytes: Uint8Array, mime: string, at = Date.UTC(2020, 0, 1)): string {
-  const a: StagedAttachment = {
-    id: ids.attachment(),
-    mime,
-    sizeBytes: bytes.length,
-    fileName: "",
-    platformRef: null,
-  };
-  a.fileName = a.id;
-  mkdirSync(t.attachmentsDir, { recursive: true });
-  writeFileSync(join(t.attachmentsDir, a.id), bytes);
-  t.seed([inbound({ attachments: [a], timestampMs: at })]);
-  return a.id;
-}
-
-const info = (r: ToolResult) => JSON.parse(r.content[0]?.text ?? "{}") as Record<string, unknown>;
-const decoded = (r: ToolResult) => Buffer.from(r.content[1]?.data ?? "", "base64");
-const cacheDir = (h: McpHandle) => join(h.tmp, `gw-mcp-${process.getuid?.()}`);
+const stored = (bytes: Uint8Array, mime: string) => s.stored(bytes, mime);
 
 beforeAll(async () => {
-  t = await testService({ clock: systemClock });
-  const port = freePort();
-  t.svc.app.listen({ hostname: "127.0.0.1", port, reusePort: false });
-  env = { GW_BEARER_TOKEN: TOKEN, GW_AGENT_ID: "mcp-agent", GW_BASE_URL: `http://127.0.0.1:${port}` };
-  gw = await connectMcp(["--extended"], { ...env, GW_SIPS_PATH: "/nonexistent/sips" });
+  s = await attachmentService();
+  gw = await connectMcp(["--extended"], s.env);
 });
 afterAll(async () => {
   await closeAll();
-  await t.svc.app.stop();
+  await s.stop();
 });
 
 describe("images come back as image content", () => {
@@ -118,68 +89,6 @@ describe("other files come back as the path of a byte-identical private copy", (
   });
 });
 
-describe("HEIC", () => {
-  test("converted by sips (the stand-in) to JPEG image content, values in argv, a minimal environment", async () => {
-    const log = join(tempDir(), "sips.log");
-    const sips = sipsStandIn(tempDir());
-    const c = await connectMcp(["--extended"], { ...env, GW_SIPS_PATH: sips, GW_STANDIN_SIPS_LOG: log });
-    const heic = heicBytes();
-    const id = stored(heic, "image/heic");
-    const r = await c.call("get_attachment", { attachment_id: id });
-    expect(r.isError).toBeFalsy();
-    expect(r.content[1]?.mimeType).toBe("image/jpeg");
-    expect(decoded(r)).toEqual(Buffer.from(tinyJpeg()));
-    expect(info(r)).toEqual({
-      attachment_id: id,
-      mime: "image/jpeg",
-      size_bytes: tinyJpeg().length,
-      converted_from: "image/heic",
-    });
-    const [call] = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(call.argv.slice(0, 3)).toEqual(["-s", "format", "jpeg"]);
-    expect(call.argv[3]).toStartWith(join(cacheDir(c), `${id}.`));
-    expect(call.argv[3]).toEndWith(".heic");
-    expect(call.argv[4]).toBe("--out");
-    expect(call.argv[5]).toEndWith(".jpg");
-    expect(call.env).not.toContain("GW_BEARER_TOKEN");
-    expect(call.env).not.toContain("GW_BASE_URL");
-    expect(call.env).toContain("GW_STANDIN_SIPS_LOG");
-    expect(readdirSync(cacheDir(c)).filter((n) => n.startsWith(id))).toEqual([]);
-  });
-
-  test("without a converter: the path of the HEIC file and a note saying why", async () => {
-    const heic = heicBytes();
-    const id = stored(heic, "image/heic");
-    const r = await gw.call("get_attachment", { attachment_id: id });
-    expect(r.isError).toBeFalsy();
-    expect(r.content).toHaveLength(1);
-    const i = info(r);
-    expect(i).toMatchObject({ attachment_id: id, mime: "image/heic", size_bytes: heic.length });
-    expect(i.note).toContain("HEIC could not be shown");
-    expect(i.note).toContain("/nonexistent/sips (GW_SIPS_PATH) does not exist");
-    expect(i.path).toBe(join(cacheDir(gw), `${id}.heic`));
-    expect(readFileSync(i.path as string)).toEqual(Buffer.from(heic));
-  });
-
-  test("a converter that fails: the path and its error in the note", async () => {
-    const c = await connectMcp(["--extended"], {
-      ...env,
-      GW_SIPS_PATH: sipsStandIn(tempDir()),
-      GW_STANDIN_SIPS_FAIL: "Cannot decode this image",
-    });
-    const heic = heicBytes();
-    const r = await c.call("get_attachment", { attachment_id: stored(heic, "image/heic") });
-    const i = info(r);
-    expect(i.note).toContain("HEIC could not be shown");
-    expect(i.note).toContain("Cannot decode this image");
-    expect(readFileSync(i.path as string)).toEqual(Buffer.from(heic));
-    expect(readdirSync(cacheDir(c)).filter((n) => n.endsWith(".jpg"))).toEqual([]);
-  });
-});
-
 test("an unknown attachment id is the service's MESSAGE_NOT_FOUND envelope, and nothing is written", async () => {
   const id = ids.attachment();
   const r = await gw.call("get_attachment", { attachment_id: id });
@@ -190,21 +99,11 @@ test("an unknown attachment id is the service's MESSAGE_NOT_FOUND envelope, and 
 });
 
 test("a channel notification lists the message's attachment ids; the agent can fetch them", async () => {
-  const ch = await connectMcp(["--channel"], env);
+  const ch = await connectMcp(["--channel"], s.env);
   const png = tinyPng(3);
-  const atts: StagedAttachment[] = [png, new TextEncoder().encode("list\n")].map((bytes, n) => {
-    const id = ids.attachment();
-    writeFileSync(join(t.attachmentsDir, id), bytes);
-    return {
-      id,
-      mime: n === 0 ? "image/png" : "text/plain",
-      sizeBytes: bytes.length,
-      fileName: id,
-      platformRef: null,
-    };
-  });
-  const [withFiles] = t.seed([inbound({ text: "two files", attachments: atts, timestampMs: Date.now() })]);
-  const [plain] = t.seed([inbound({ text: "no files", timestampMs: Date.now() })]);
+  const atts = [s.staged(png, "image/png"), s.staged(new TextEncoder().encode("list\n"), "text/plain")];
+  const [withFiles] = s.t.seed([inbound({ text: "two files", attachments: atts, timestampMs: Date.now() })]);
+  const [plain] = s.t.seed([inbound({ text: "no files", timestampMs: Date.now() })]);
   const seen = await waitFor(
     () => (ch.pushed.some((p) => p.meta.message_id === plain) ? ch.pushed : undefined),
     "both notifications",
