@@ -6,7 +6,7 @@ import { VERSION } from "../version.ts";
 export const COMMANDS = {
   serve: "Run the gateway: connectors, store, HTTP API, webhooks.",
   receiver: "Run the webhook receiver that starts one agent run per message.",
-  mcp: "Serve the four agent tools over MCP stdio.",
+  mcp: "Serve the four agent tools over MCP stdio (nine with --extended).",
   doctor: "Check permissions, paths, tokens and the allowlist, and say what to fix.",
   demo: "Run a playground with simulated iMessage and Discord accounts; works on any machine.",
   webhooks: "List webhook deliveries, or queue dead ones again (list | redeliver <id> | --all-dead).",
@@ -61,8 +61,11 @@ const DETAILS: Record<CommandName, string> = {
   mcp: [
     "Serves list_unread_messages, send_message, mark_read and get_message_context over stdio.",
     "Requires GW_BEARER_TOKEN; set GW_AGENT_ID and GW_BASE_URL. stdout carries MCP frames only.",
+    "--extended (or GW_MCP_EXTENDED=1): also react, edit_message (both Discord only), list_channels,",
+    "search_messages and get_attachment (photos up to 5 MB as images, HEIC converted with GW_SIPS_PATH,",
+    "default /usr/bin/sips; other files as the path of a private local copy kept 24 h).",
     "--channel (or GW_MCP_CHANNEL=1): also a Claude Code channel that pushes each new allowlisted message",
-    "for GW_AGENT_ID into the session; start Claude Code with",
+    "for GW_AGENT_ID into the session (implies --extended); start Claude Code with",
     "  claude --dangerously-load-development-channels server:gw",
     "",
     MCP_SETUP,

@@ -1,17 +1,25 @@
 /**
- * `gw mcp`: the four agent tools over MCP stdio. stdout carries protocol frames only; logs go to stderr and
+ * `gw mcp`: the four agent tools (nine with --extended) over MCP stdio. stdout carries protocol frames only; logs go to stderr and
  * the log file. Needs GW_BEARER_TOKEN; GW_AGENT_ID names the agent (without it, per-agent tools answer
  * AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin, or as lifecycle.ts
  * says. With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts), which needs
- * GW_AGENT_ID (exit 2 without it).
+ * GW_AGENT_ID (exit 2 without it). GW_MCP_EXTENDED=1 or `--extended` (implied by a channel) adds the five
+ * tools of extensions.md §2; get_attachment's cache lives under the OS temp dir, per user.
  */
+import { tmpdir, userInfo } from "node:os";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Config } from "../config/settings.ts";
+import { childEnv } from "../core/child-env.ts";
 import { pause } from "../core/deadline.ts";
 import { systemClock } from "../core/ports.ts";
+import { bunSpawner } from "../core/spawn.ts";
 import { createApiClient } from "../mcp/api-client.ts";
+import { cacheDirFor, createAttachmentCache } from "../mcp/attachment-cache.ts";
 import { type ChannelNotification, followChannel } from "../mcp/channel.ts";
 import { followEvents } from "../mcp/channel-events.ts";
+import { SIPS_ENV, sipsConverter } from "../mcp/heic-to-jpeg.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import type { AttachmentDeps } from "../mcp/tools/get-attachment.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG } from "./exit.ts";
 import { superviseProcess } from "./lifecycle.ts";
@@ -20,9 +28,27 @@ import { configOf, loggerOf } from "./setup.ts";
 /** Stopping the channel stream and the server takes no longer than this. */
 export const STOP_DEADLINE_MS = 5_000;
 
+/** get_attachment's ports: the per-user cache under the OS temp dir and the HEIC converter. */
+function attachmentDeps(config: Config, ctx: CommandContext): AttachmentDeps {
+  const uid = process.getuid?.() ?? null;
+  return {
+    cache: createAttachmentCache({
+      dir: cacheDirFor(ctx.env.TMPDIR || tmpdir(), uid ?? userInfo().username),
+      uid,
+      clock: systemClock,
+    }),
+    convertHeic: sipsConverter({
+      sipsPath: config.sipsPath,
+      env: childEnv(ctx.env, SIPS_ENV),
+      spawner: bunSpawner,
+    }),
+  };
+}
+
 export async function mcp(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
   const channel = config.mcpChannel || ctx.argv.includes("--channel");
+  const extended = channel || config.mcpExtended || ctx.argv.includes("--extended");
   if (channel && !config.agentId)
     throw new CommandError(
       "configuration error: GW_AGENT_ID is not set. A channel pushes the messages of one agent: set GW_AGENT_ID (e.g. claude-code).",
@@ -37,7 +63,10 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     agentId: config.agentId,
     fetch,
   });
-  const server = createMcpServer(api, VERSION, { channel });
+  const server = createMcpServer(api, VERSION, {
+    channel,
+    ...(extended ? { extended: attachmentDeps(config, ctx) } : {}),
+  });
   const transport = new StdioServerTransport();
   let stream: { stop(): Promise<void> } | null = null;
   const life = superviseProcess({
@@ -52,7 +81,10 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   transport.onclose = () => life.stop("the client closed the connection");
   process.stdin.on("end", () => life.stop("stdin ended"));
   await server.connect(transport);
-  log.info({ base_url: config.baseUrl, agent_id: config.agentId, channel }, "gw mcp ready on stdio");
+  log.info(
+    { base_url: config.baseUrl, agent_id: config.agentId, channel, extended },
+    "gw mcp ready on stdio",
+  );
   if (channel && config.agentId) {
     const follow = {
       api,

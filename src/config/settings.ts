@@ -301,6 +301,22 @@ export const SETTINGS = {
     fallback: value(false),
     parse: p.flag,
   }),
+  mcpExtended: setting({
+    env: "GW_MCP_EXTENDED",
+    faces: ["mcp"],
+    doc: "1: `gw mcp` also serves react, edit_message, list_channels, search_messages and get_attachment (same as `gw mcp --extended`; a channel always does).",
+    defaultText: "`0`",
+    fallback: value(false),
+    parse: p.flag,
+  }),
+  sipsPath: setting({
+    env: "GW_SIPS_PATH",
+    faces: ["mcp"],
+    doc: "Program that converts HEIC/HEIF photos to JPEG for `get_attachment` (macOS `sips`); where it is missing the tool returns the file's path with a note.",
+    defaultText: "`/usr/bin/sips`",
+    fallback: value("/usr/bin/sips"),
+    parse: p.path,
+  }),
   receiverBindHost: setting({
     env: "GW_RECEIVER_BIND_HOST",
     faces: ["receiver"],

@@ -2,7 +2,8 @@
  * The one way `gw mcp` reaches the service: one HTTP request per tool call to GW_BASE_URL, with
  * `Authorization: Bearer` and `X-Agent-ID` injected and a deadline, so a stuck service cannot hang the agent.
  * Every outcome becomes a tool result (`toToolResult`); an unreachable service answers an INTERNAL_ERROR
- * envelope that names the URL.
+ * envelope that names the URL. With a `sink`, a 2xx body is streamed to it (attachment bytes) instead of
+ * parsed; error answers are still the service's JSON envelope.
  */
 
 export const REQUEST_TIMEOUT_MS = 60_000;
@@ -12,6 +13,9 @@ export interface ApiResponse {
   status: number;
   body: unknown;
 }
+
+/** Takes a 2xx answer's body as a stream; its result becomes the answer's body. */
+export type BodySink = (body: AsyncIterable<Uint8Array>, headers: Headers) => Promise<unknown>;
 
 export interface ApiClient {
   call(
@@ -25,6 +29,8 @@ export interface ApiClient {
       agentId?: string;
       /** Ends the request early (the caller is stopping). */
       signal?: AbortSignal;
+      /** Takes a 2xx body as a stream (within the same deadline); what it returns is the answer's body. */
+      sink?: BodySink;
     },
   ): Promise<ApiResponse>;
 }
@@ -43,7 +49,7 @@ export function createApiClient(deps: {
         if (v !== undefined) url.searchParams.set(k, String(v));
       const headers: Record<string, string> = {
         authorization: `Bearer ${deps.token}`,
-        accept: "application/json",
+        accept: opts.sink ? "*/*" : "application/json",
       };
       const agentId = opts.agentId ?? deps.agentId;
       if (agentId) headers["x-agent-id"] = agentId;
@@ -59,24 +65,44 @@ export function createApiClient(deps: {
             ...(opts.signal ? [opts.signal] : []),
           ]),
         });
+        if (res.ok && opts.sink && res.body) return await sinkInto(opts.sink, res, url);
         const text = await res.text();
         return { ok: res.ok, status: res.status, body: parseBody(text, res.status) };
       } catch (err) {
         const why = (err as Error).name === "TimeoutError" ? "did not answer in time" : "cannot be reached";
-        return {
-          ok: false,
-          status: 0,
-          body: {
-            error: {
-              code: "INTERNAL_ERROR",
-              message: `The gw service at ${deps.baseUrl} ${why}: is \`gw serve\` running and GW_BASE_URL right?`,
-              details: { url: url.toString(), reason: String((err as Error).message ?? err) },
-            },
-          },
-        };
+        return failure(
+          `The gw service at ${deps.baseUrl} ${why}: is \`gw serve\` running and GW_BASE_URL right?`,
+          url,
+          err,
+        );
       }
     },
   };
+}
+
+const failure = (message: string, url: URL, err: unknown): ApiResponse => ({
+  ok: false,
+  status: 0,
+  body: {
+    error: {
+      code: "INTERNAL_ERROR",
+      message,
+      details: { url: url.toString(), reason: String((err as Error)?.message ?? err) },
+    },
+  },
+});
+
+async function sinkInto(sink: BodySink, res: Response, url: URL): Promise<ApiResponse> {
+  try {
+    return {
+      ok: true,
+      status: res.status,
+      body: await sink(res.body as ReadableStream<Uint8Array>, res.headers),
+    };
+  } catch (err) {
+    const late = (err as Error).name === "TimeoutError" ? " did not finish in time" : " failed";
+    return failure(`The download of ${url.pathname}${late}.`, url, err);
+  }
 }
 
 function parseBody(text: string, status: number): unknown {
@@ -95,7 +121,7 @@ function parseBody(text: string, status: number): unknown {
 
 export interface ToolResult {
   [key: string]: unknown;
-  content: { type: "text"; text: string }[];
+  content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[];
   structuredContent?: Record<string, unknown>;
   data: unknown;
   isError?: boolean;

@@ -1,21 +1,27 @@
 /**
- * The MCP server of `gw mcp`: name `gw`, the binary's version, and exactly the four tools of spec H,
- * each one HTTP request through the ApiClient. Input validation (ranges, the message id pattern,
- * exactly one of url/path) happens in the SDK before any request is made. As a Claude Code channel it
- * also declares the `claude/channel` capability and the channel's instructions (channel.ts pushes).
+ * The MCP server of `gw mcp`: name `gw`, the binary's version, and exactly the four tools of spec H, each one
+ * HTTP request through the ApiClient. With `extended` (extensions.md §2) five more, also one request each:
+ * react, edit_message, list_channels, search_messages and get_attachment. Input validation happens in the
+ * SDK before any request is made. As a Claude Code channel it also declares the `claude/channel` capability
+ * and the channel's instructions (channel.ts pushes); the command makes a channel extended.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ApiClient } from "./api-client.ts";
 import { CHANNEL_CAPABILITY, CHANNEL_INSTRUCTIONS } from "./channel.ts";
+import { editMessage } from "./tools/edit-message.ts";
+import { type AttachmentDeps, getAttachment } from "./tools/get-attachment.ts";
 import { getMessageContext } from "./tools/get-message-context.ts";
+import { listChannels } from "./tools/list-channels.ts";
 import { listUnreadMessages } from "./tools/list-unread-messages.ts";
 import { markRead } from "./tools/mark-read.ts";
+import { react } from "./tools/react.ts";
+import { searchMessages } from "./tools/search-messages.ts";
 import { sendMessage } from "./tools/send-message.ts";
 
 export function createMcpServer(
   api: ApiClient,
   version: string,
-  opts: { channel?: boolean } = {},
+  opts: { channel?: boolean; extended?: AttachmentDeps } = {},
 ): McpServer {
   const server = new McpServer(
     { name: "gw", version },
@@ -27,5 +33,14 @@ export function createMcpServer(
   server.registerTool(sendMessage.name, sendMessage.config, sendMessage.handler(api));
   server.registerTool(markRead.name, markRead.config, markRead.handler(api));
   server.registerTool(getMessageContext.name, getMessageContext.config, getMessageContext.handler(api));
+  if (opts.extended) registerExtended(server, api, opts.extended);
   return server;
+}
+
+function registerExtended(server: McpServer, api: ApiClient, attachments: AttachmentDeps): void {
+  server.registerTool(react.name, react.config, react.handler(api));
+  server.registerTool(editMessage.name, editMessage.config, editMessage.handler(api));
+  server.registerTool(listChannels.name, listChannels.config, listChannels.handler(api));
+  server.registerTool(searchMessages.name, searchMessages.config, searchMessages.handler(api));
+  server.registerTool(getAttachment.name, getAttachment.config, getAttachment.handler(api, attachments));
 }

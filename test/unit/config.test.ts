@@ -62,6 +62,8 @@ describe("defaults", () => {
       receiverAgentTimeoutSeconds: 300,
       receiverIdleWorkerTtlSeconds: 300,
       mcpChannel: false,
+      mcpExtended: false,
+      sipsPath: "/usr/bin/sips",
       receiverDangerous: false,
       receiverAgentEnv: null,
       receiverSeenCapacity: 10000,

@@ -3,6 +3,7 @@ import type { Envelope } from "../../src/core/envelope.ts";
 import type { ApiClient, ApiResponse } from "../../src/mcp/api-client.ts";
 import {
   BACKOFF_MS,
+  CHANNEL_INSTRUCTIONS,
   CHANNEL_METHOD,
   type ChannelNotification,
   channelAgentId,
@@ -63,14 +64,29 @@ describe("channelNotification", () => {
     const one = channelNotification(envelope({ text: "", attachments: [att] }));
     expect(one.params.content).toBe("(attachment)");
     expect(one.params.meta.attachments).toBe(`${att.id} image/heic 2048 bytes ${att.url}`);
+    expect(one.params.meta.attachment_ids).toBe(att.id);
+    const other = "att_01HZY0000000000000000000AB";
     const two = channelNotification(
-      envelope({ text: "", attachments: [att, { ...att, mime: "application/pdf" }] }),
+      envelope({ text: "", attachments: [att, { ...att, id: other, mime: "application/pdf" }] }),
     );
     expect(two.params.content).toBe("(2 attachments)");
     expect(two.params.meta.attachments?.split("; ")).toHaveLength(2);
+    expect(two.params.meta.attachment_ids).toBe(`${att.id},${other}`);
     expect(channelNotification(envelope({ text: "see this", attachments: [att] })).params.content).toBe(
       "see this",
     );
+  });
+
+  test("no attachments, no attachments or attachment_ids attribute", () => {
+    expect(channelNotification(envelope()).params.meta).not.toHaveProperty("attachment_ids");
+    expect(channelNotification(envelope()).params.meta).not.toHaveProperty("attachments");
+  });
+
+  test("the instructions name the extended tools and that reactions and edits are Discord only", () => {
+    for (const tool of ["get_attachment", "react", "edit_message", "list_channels", "search_messages"])
+      expect(CHANNEL_INSTRUCTIONS).toContain(tool);
+    expect(CHANNEL_INSTRUCTIONS).toContain("PLATFORM_UNSUPPORTED");
+    expect(CHANNEL_INSTRUCTIONS).toContain("attachment_ids");
   });
 
   test("no person_id attribute when the sender has none", () => {
