@@ -59,7 +59,7 @@ export function createPendingRequests(now: () => number, ttlMs = PENDING_TTL_MS)
     settle(requestId: string, channelId: string): boolean {
       prune();
       const p = pending.get(requestId);
-      if (!p || !p.channels.has(channelId)) return false;
+      if (!p?.channels.has(channelId)) return false;
       pending.delete(requestId);
       return true;
     },
