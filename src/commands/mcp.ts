@@ -4,20 +4,22 @@
  * AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin, or as lifecycle.ts
  * says. With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts), which needs
  * GW_AGENT_ID (exit 2 without it). GW_MCP_EXTENDED=1 or `--extended` (implied by a channel) adds the five
- * tools of extensions.md §2; get_attachment's cache lives under the OS temp dir, per user.
+ * tools of extensions.md §2; get_attachment's cache lives under the OS temp dir, per user. A channel with
+ * GW_MCP_OWNER relays permission prompts to the owner's phone (extensions.md §3, mcp/permission-relay.ts).
  */
 import { tmpdir, userInfo } from "node:os";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config/settings.ts";
 import { childEnv } from "../core/child-env.ts";
 import { pause } from "../core/deadline.ts";
-import { systemClock } from "../core/ports.ts";
+import { type Logger, systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
-import { createApiClient } from "../mcp/api-client.ts";
+import { type ApiClient, createApiClient } from "../mcp/api-client.ts";
 import { cacheDirFor, createAttachmentCache } from "../mcp/attachment-cache.ts";
 import { type ChannelNotification, followChannel } from "../mcp/channel.ts";
 import { followEvents } from "../mcp/channel-events.ts";
 import { SIPS_ENV, sipsConverter } from "../mcp/heic-to-jpeg.ts";
+import { createPermissionRelay, type PermissionRelay, type RelayDeps } from "../mcp/permission-relay.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import type { AttachmentDeps } from "../mcp/tools/get-attachment.ts";
 import { VERSION } from "../version.ts";
@@ -45,6 +47,42 @@ function attachmentDeps(config: Config, ctx: CommandContext): AttachmentDeps {
   };
 }
 
+/**
+ * The phone approval's relay (extensions.md §3), when GW_MCP_OWNER names a person with a one-to-one channel
+ * gw has seen; otherwise none, and why is logged once.
+ */
+async function phoneApproval(
+  config: Config,
+  api: ApiClient,
+  log: Logger,
+  notify: RelayDeps["notify"],
+): Promise<PermissionRelay | null> {
+  const owner = config.mcpOwner;
+  if (!owner) {
+    log.info({}, "phone approval is off: set GW_MCP_OWNER to the person_id who answers permission prompts");
+    return null;
+  }
+  const relay = createPermissionRelay({
+    api,
+    owner,
+    agentId: config.agentId as string,
+    expiryMs: config.mcpApprovalExpiryS * 1000,
+    now: systemClock.now,
+    sleep: (ms) => Bun.sleep(ms),
+    notify,
+    log,
+  });
+  const channels = await relay.ownerChannels();
+  if (channels && channels.length > 0) return relay;
+  log.warn(
+    { owner },
+    channels
+      ? `phone approval is off: ${owner} has no one-to-one chat gw has seen (send gw a message from it, then restart)`
+      : "phone approval is off: gw serve did not answer when gw mcp started",
+  );
+  return null;
+}
+
 export async function mcp(ctx: CommandContext): Promise<number> {
   const config = configOf(ctx);
   const channel = config.mcpChannel || ctx.argv.includes("--channel");
@@ -63,9 +101,13 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     agentId: config.agentId,
     fetch,
   });
+  // The relay notifies once the server below exists (a request can only come after it connected).
+  const notify: RelayDeps["notify"] = (n) => server.server.notification(n);
+  const relay = channel && config.agentId ? await phoneApproval(config, api, log, notify) : null;
   const server = createMcpServer(api, VERSION, {
     channel,
     ...(extended ? { extended: attachmentDeps(config, ctx) } : {}),
+    ...(relay ? { onPermissionRequest: relay.relay } : {}),
   });
   const transport = new StdioServerTransport();
   let stream: { stop(): Promise<void> } | null = null;
@@ -93,6 +135,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
       now: systemClock.now,
       sleep: pause,
       log,
+      ...(relay ? { take: relay.take } : {}),
     };
     const streams = [followChannel(follow), followEvents(follow)];
     stream = { stop: async () => void (await Promise.all(streams.map((s) => s.stop()))) };

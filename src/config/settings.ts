@@ -309,6 +309,22 @@ export const SETTINGS = {
     fallback: value(false),
     parse: p.flag,
   }),
+  mcpOwner: setting<string | null>({
+    env: "GW_MCP_OWNER",
+    faces: ["mcp"],
+    doc: "The allowlisted `person_id` who answers Claude Code's permission prompts from the phone (with `--channel`): each prompt goes to that person's one-to-one chats, and `yes <id>` / `no <id>` there answers it.",
+    defaultText: "unset (no phone approval)",
+    fallback: none,
+    parse: p.text,
+  }),
+  mcpApprovalExpiryS: setting({
+    env: "GW_MCP_APPROVAL_EXPIRY_S",
+    faces: ["mcp"],
+    doc: "Seconds a permission prompt sent to the owner's phone waits for `yes <id>` / `no <id>`; a later answer is an ordinary message.",
+    defaultText: "`600` (10 minutes)",
+    fallback: value(600),
+    parse: p.integer(1),
+  }),
   sipsPath: setting({
     env: "GW_SIPS_PATH",
     faces: ["mcp"],

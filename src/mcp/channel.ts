@@ -88,6 +88,8 @@ export interface ChannelDeps {
   now(): number;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   log: Logger;
+  /** Takes a message out of the stream (an answer to a permission prompt): true, and it is not pushed. */
+  take?(m: Envelope): Promise<boolean>;
 }
 
 /**
@@ -152,7 +154,7 @@ export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done:
     let fresh = 0;
     for (const m of messages) {
       if (pushed.has(m.id)) continue;
-      await deps.notify(channelNotification(m));
+      if (!(await deps.take?.(m))) await deps.notify(channelNotification(m));
       pushed.add(m.id);
       fresh += 1;
     }

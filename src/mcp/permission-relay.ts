@@ -17,8 +17,8 @@ import {
   replyOf,
 } from "./permission.ts";
 
-/** Tries of one prompt post while gw serve cannot be reached or fails (the key makes a retry safe). */
-const SEND_DELAYS_MS = [0, 500, 2_000];
+/** Tries of one prompt post, and the pause before each. */
+const SEND_DELAYS_MS = [0, 500, 2_000, 2_000, 2_000];
 
 export interface RelayDeps {
   api: ApiClient;
@@ -26,6 +26,8 @@ export interface RelayDeps {
   owner: string;
   /** GW_AGENT_ID: an answer is marked read for it. */
   agentId: string;
+  /** GW_MCP_APPROVAL_EXPIRY_S in ms: how long a prompt waits for its answer. */
+  expiryMs: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   notify: (n: { method: typeof PERMISSION_METHOD; params: Record<string, string> }) => Promise<void>;
@@ -34,8 +36,14 @@ export interface RelayDeps {
 
 const failed = (r: ApiResponse) => r.status === 0 || r.status >= 500;
 
+/** A 429's wait, from its envelope's `retry_after_s` (at most a minute). */
+function retryAfterMs(r: ApiResponse): number {
+  const s = (r.body as { error?: { details?: { retry_after_s?: unknown } } }).error?.details?.retry_after_s;
+  return Math.min(60, typeof s === "number" && s > 0 ? s : 1) * 1000;
+}
+
 export function createPermissionRelay(d: RelayDeps) {
-  const pending = createPendingRequests(d.now);
+  const pending = createPendingRequests(d.now, d.expiryMs);
 
   /** The owner's one-to-one channels gw has seen; null when gw serve did not answer. */
   const ownerChannels = async (): Promise<string[] | null> => {
@@ -45,6 +53,10 @@ export function createPermissionRelay(d: RelayDeps) {
     return list.filter((c) => c.channel_type === "dm").map((c) => c.channel_id);
   };
 
+  /**
+   * Posts one prompt, trying again while gw serve cannot be reached or fails, or asks to wait (429: the
+   * channel's rate limit, waited out): the Idempotency-Key makes every retry safe.
+   */
   const post = async (channelId: string, text: string, requestId: string): Promise<void> => {
     const key = `gw-permission:${requestId}:${createHash("sha256").update(channelId).digest("hex").slice(0, 32)}`;
     let res: ApiResponse | null = null;
@@ -54,7 +66,8 @@ export function createPermissionRelay(d: RelayDeps) {
         body: { channel_id: channelId, text },
         idempotencyKey: key,
       });
-      if (!failed(res)) break;
+      if (res.status === 429) await d.sleep(retryAfterMs(res));
+      else if (!failed(res)) break;
     }
     if (res && !res.ok)
       d.log.warn(

@@ -3,11 +3,14 @@
  * HTTP request through the ApiClient. With `extended` (extensions.md §2) five more, also one request each:
  * react, edit_message, list_channels, search_messages and get_attachment. Input validation happens in the
  * SDK before any request is made. As a Claude Code channel it also declares the `claude/channel` capability
- * and the channel's instructions (channel.ts pushes); the command makes a channel extended.
+ * and the channel's instructions (channel.ts pushes), and with phone approval `claude/channel/permission`,
+ * handing each permission request to the relay; the command makes a channel extended.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
 import type { ApiClient } from "./api-client.ts";
 import { CHANNEL_CAPABILITY, CHANNEL_INSTRUCTIONS } from "./channel.ts";
+import { PERMISSION_CAPABILITY, PERMISSION_REQUEST_METHOD, type PermissionRequest } from "./permission.ts";
 import { editMessage } from "./tools/edit-message.ts";
 import { type AttachmentDeps, getAttachment } from "./tools/get-attachment.ts";
 import { getMessageContext } from "./tools/get-message-context.ts";
@@ -18,17 +21,37 @@ import { react } from "./tools/react.ts";
 import { searchMessages } from "./tools/search-messages.ts";
 import { sendMessage } from "./tools/send-message.ts";
 
+const PermissionRequestSchema = z.object({
+  method: z.literal(PERMISSION_REQUEST_METHOD),
+  params: z.object({
+    request_id: z.string(),
+    tool_name: z.string(),
+    description: z.string(),
+    input_preview: z.string(),
+  }),
+});
+
 export function createMcpServer(
   api: ApiClient,
   version: string,
-  opts: { channel?: boolean; extended?: AttachmentDeps } = {},
+  opts: {
+    channel?: boolean;
+    extended?: AttachmentDeps;
+    /** Phone approval (extensions.md §3): the capability is declared and requests go here. */
+    onPermissionRequest?: (r: PermissionRequest) => Promise<void>;
+  } = {},
 ): McpServer {
+  const experimental = {
+    [CHANNEL_CAPABILITY]: {},
+    ...(opts.onPermissionRequest ? { [PERMISSION_CAPABILITY]: {} } : {}),
+  };
   const server = new McpServer(
     { name: "gw", version },
-    opts.channel
-      ? { capabilities: { experimental: { [CHANNEL_CAPABILITY]: {} } }, instructions: CHANNEL_INSTRUCTIONS }
-      : {},
+    opts.channel ? { capabilities: { experimental }, instructions: CHANNEL_INSTRUCTIONS } : {},
   );
+  const relay = opts.onPermissionRequest;
+  if (opts.channel && relay)
+    server.server.setNotificationHandler(PermissionRequestSchema, ({ params }) => relay(params));
   server.registerTool(listUnreadMessages.name, listUnreadMessages.config, listUnreadMessages.handler(api));
   server.registerTool(sendMessage.name, sendMessage.config, sendMessage.handler(api));
   server.registerTool(markRead.name, markRead.config, markRead.handler(api));

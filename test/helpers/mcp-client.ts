@@ -27,6 +27,8 @@ export interface McpHandle {
   /** The client process's TMPDIR. */
   tmp: string;
   call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** What the process wrote to stderr so far (its log lines). */
+  stderr(): string;
 }
 
 const open: Client[] = [];
@@ -40,24 +42,27 @@ export async function connectMcp(args: string[], env: Record<string, string>): P
   client.fallbackNotificationHandler = async (n) => {
     if (n.method === CHANNEL_METHOD) pushed.push(n.params as Pushed);
   };
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [join(ROOT, "src/main.ts"), "mcp", ...args],
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: home,
-        TMPDIR: tmp,
-        GW_LOG_DIR: join(home, "logs"),
-        ...env,
-      },
-      stderr: "pipe",
-    }),
-  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(ROOT, "src/main.ts"), "mcp", ...args],
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      TMPDIR: tmp,
+      GW_LOG_DIR: join(home, "logs"),
+      ...env,
+    },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await client.connect(transport);
   open.push(client);
   const call = async (name: string, a: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: a })) as unknown as ToolResult;
-  return { client, pushed, tmp, call };
+  return { client, pushed, tmp, call, stderr: () => stderr };
 }
 
 export async function closeAll(): Promise<void> {

@@ -63,6 +63,8 @@ describe("defaults", () => {
       receiverIdleWorkerTtlSeconds: 300,
       mcpChannel: false,
       mcpExtended: false,
+      mcpOwner: null,
+      mcpApprovalExpiryS: 600,
       sipsPath: "/usr/bin/sips",
       receiverDangerous: false,
       receiverAgentEnv: null,
