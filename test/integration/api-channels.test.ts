@@ -154,35 +154,18 @@ describe("GET /channels", () => {
     seedWorld(t);
     t.seed([inbound({ channel: group, sender: ann, timestampMs: T0 + 8000, platformId: "g2" })]);
     const names = (list: Channel[]) => Object.fromEntries(list.map((c) => [c.channel_id, c.name]));
-    t.svc.ingest({
-      source: "device_messenger",
-      messages: [],
-      cursor: null,
-      channelNames: [
-        {
-          channelId: group.id,
-          source: "device_messenger",
-          type: "group",
-          name: "",
-          participants: [ann.id, stranger.id],
-        },
-      ],
-    });
+    const name = (text: string, participants: string[]) =>
+      t.svc.ingest({
+        source: "device_messenger",
+        messages: [],
+        cursor: null,
+        channelNames: [
+          { channelId: group.id, source: "device_messenger", type: "group", name: text, participants },
+        ],
+      });
+    name("", [ann.id, stranger.id]);
     expect(names(await channels(t))[group.id]).toBe("Ann, +15555550199");
-    t.svc.ingest({
-      source: "device_messenger",
-      messages: [],
-      cursor: null,
-      channelNames: [
-        {
-          channelId: group.id,
-          source: "device_messenger",
-          type: "group",
-          name: "Book club",
-          participants: [ann.id],
-        },
-      ],
-    });
+    name("Book club", [ann.id]);
     expect(names(await channels(t))[group.id]).toBe("Book club");
   });
 
