@@ -9,6 +9,7 @@ import { type ConnectorRegistry, sourceOfChannel } from "../connectors/connector
 import { AppError } from "../core/errors.ts";
 import type { IdFactory } from "../core/ids.ts";
 import { formatTimestamp } from "../core/time.ts";
+import type { NormalizedChange } from "../ingest/changes.ts";
 import type { Ingest } from "../ingest/ingest.ts";
 import type { MessageRow } from "../store/messages.ts";
 import type { Store } from "../store/store.ts";
@@ -69,8 +70,9 @@ function notRunning(source: string): AppError {
   return new AppError("PLATFORM_SEND_FAILED", `The ${source} connector is not running.`, { source });
 }
 
-const refusal = (message: string, field: string, rule: string) =>
-  new AppError("VALIDATION_FAILED", message, { field, rule }, { status: 422 });
+/** A request the platform rules refuse (422), or a bad value in it (400). */
+const refusal = (message: string, field: string, rule: string, status: 400 | 422 = 422) =>
+  new AppError("VALIDATION_FAILED", message, { field, rule }, { status });
 
 export interface ReactInput {
   message_id: string;
@@ -85,6 +87,14 @@ export interface EditInput {
 
 export function createMessageActions(deps: ActionDeps) {
   const { store } = deps;
+  /** gw's own change, stored through ingest and never delivered. */
+  const record = (change: NormalizedChange) =>
+    deps.ingest({
+      source: change.source,
+      messages: [],
+      cursor: null,
+      changes: [{ ...change, ownAction: true }],
+    });
 
   /** The connector and channel of an action on `m`; refusals first, then the token. */
   const prepare = (m: MessageRow, action: "react" | "edit", check: () => void) => {
@@ -105,11 +115,11 @@ export function createMessageActions(deps: ActionDeps) {
     const remove = input.remove === true;
     const { connector, source, to, platformId } = prepare(m, "react", () => {
       if (!isReactionEmoji(input.emoji))
-        throw new AppError(
-          "VALIDATION_FAILED",
+        throw refusal(
           "emoji must be one Unicode emoji or Discord's <:name:id> / <a:name:id>.",
-          { field: "emoji", rule: "emoji" },
-          { status: 400 },
+          "emoji",
+          "emoji",
+          400,
         );
     });
     const done = await connector.react?.({
@@ -121,24 +131,16 @@ export function createMessageActions(deps: ActionDeps) {
     const reactor = done?.reactor ?? { id: "", displayName: "" };
     // A repeat changed nothing on the platform, so it records nothing either.
     if (store.events.reactionStands(m.id, reactor.id, input.emoji) === remove)
-      deps.ingest({
+      record({
         source,
-        messages: [],
-        cursor: null,
-        changes: [
-          {
-            source,
-            kind: "reaction",
-            targetPlatformId: platformId,
-            emoji: input.emoji,
-            added: !remove,
-            reactor,
-            byOwner: false,
-            ownAction: true,
-            timestampMs: deps.now(),
-            dedupeKey: `gw:reaction:${deps.ids.event()}`,
-          },
-        ],
+        kind: "reaction",
+        targetPlatformId: platformId,
+        emoji: input.emoji,
+        added: !remove,
+        reactor,
+        byOwner: false,
+        timestampMs: deps.now(),
+        dedupeKey: `gw:reaction:${deps.ids.event()}`,
       });
     return { message_id: m.id, emoji: input.emoji, removed: remove };
   };
@@ -156,30 +158,22 @@ export function createMessageActions(deps: ActionDeps) {
           "multi_part",
         );
       if (input.text.trim() === "")
-        throw new AppError(
-          "VALIDATION_FAILED",
+        throw refusal(
           "text is empty: Discord cannot show an empty message.",
-          { field: "text", rule: "non_blank_for_community_chat" },
-          { status: 400 },
+          "text",
+          "non_blank_for_community_chat",
+          400,
         );
     });
     const done = await connector.edit?.({ channel: to, platformMessageId: platformId, text: input.text });
     if (!done) throw notRunning(source);
-    deps.ingest({
+    record({
       source,
-      messages: [],
-      cursor: null,
-      changes: [
-        {
-          source,
-          kind: "edit",
-          targetPlatformId: platformId,
-          text: input.text,
-          ownAction: true,
-          timestampMs: done.editedAtMs,
-          dedupeKey: done.changeKey,
-        },
-      ],
+      kind: "edit",
+      targetPlatformId: platformId,
+      text: input.text,
+      timestampMs: done.editedAtMs,
+      dedupeKey: done.changeKey,
     });
     return { message_id: m.id, edited_at: formatTimestamp(done.editedAtMs) };
   };
