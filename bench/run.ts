@@ -21,6 +21,10 @@ export const BENCHES = {
   webhooks: ["webhooks.ts", "stored → signed webhook received"],
   discord: ["discord.ts", "Discord MESSAGE_CREATE → unread and webhook, and catch-up"],
   receiver: ["receiver.ts", "webhook arrival → agent start"],
+  approval: [
+    "approval.ts",
+    "phone approval: permission request → prompt posted, owner's answer → verdict, next to a direct send and a push",
+  ],
   store: ["store-queries.ts", "the store's hot queries at 1,000,000 messages"],
   soak: ["soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
 } as const satisfies Record<string, readonly [string, string]>;
