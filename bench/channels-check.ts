@@ -100,22 +100,24 @@ export function checkCounts(store: Store): CheckResult {
 }
 
 /**
- * The page's query plans (EXPLAIN QUERY PLAN details, one line each), without and with a source. The
+ * The page's query plans (EXPLAIN QUERY PLAN details, one line each), unfiltered, by source, by person. The
  * statements are finalized: left cached on the connection (db.query), they made the later close()'s
  * checkpoint fail with SQLITE_LOCKED once the page itself had run on it (seen with Bun 1.4.5).
  */
 export function pagePlans(store: Store): Record<string, string[]> {
-  const plan = (bySource: boolean) => {
-    const stmt = store.db.prepare<{ detail: string }, [Record<string, string | number>]>(
-      `EXPLAIN QUERY PLAN ${CHANNEL_PAGE_SQL(bySource)}`,
+  const plan = (filter: "all" | "source" | "person", params: Record<string, string | number | null>) => {
+    const stmt = store.db.prepare<{ detail: string }, [Record<string, string | number | null>]>(
+      `EXPLAIN QUERY PLAN ${CHANNEL_PAGE_SQL(filter)}`,
     );
-    const rows = stmt.all(
-      bySource ? { $agent: "a", $source: "community_chat", $limit: 100 } : { $agent: "a", $limit: 100 },
-    );
+    const rows = stmt.all({ $agent: "a", $limit: 100, ...params });
     stmt.finalize();
     return rows.map((r) => r.detail);
   };
-  return { all: plan(false), bySource: plan(true) };
+  return {
+    all: plan("all", {}),
+    bySource: plan("source", { $source: "community_chat" }),
+    byPerson: plan("person", { $person: "person-0", $source: null }),
+  };
 }
 
 /** What was stored: messages by status, channels by what they hold, the busiest channel, the file size. */

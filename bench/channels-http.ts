@@ -15,6 +15,7 @@ import {
   type Case,
   CONNECTIONS,
   casePath,
+  pageQuery,
   progress,
   QUIET_WAIT_S,
   REQUESTS,
@@ -69,7 +70,7 @@ async function checkSame(ports: Ports, store: Store, c: Case): Promise<{ rows: n
   const gw = JSON.parse(gwBody) as Answer;
   if (!Bun.deepEquals(JSON.parse(await get(ports.raw, c)), gw))
     throw new Error(`${c.name}: the raw and gateway answers differ`);
-  const page = store.channelList.page({ agentId: c.agent, source: c.source, limit: c.limit });
+  const page = store.channelList.page(pageQuery(c));
   const ok =
     page.length === gw.channels.length &&
     page.every((r, i) => {
@@ -89,7 +90,7 @@ async function timeRequests(port: number, c: Case, n: number, into: number[]): P
 }
 
 function timePages(store: Store, c: Case, n: number, into: number[]): void {
-  const q = { agentId: c.agent, source: c.source, limit: c.limit };
+  const q = pageQuery(c);
   for (let i = 0; i < n; i++) {
     const t = Bun.nanoseconds();
     store.channelList.page(q);

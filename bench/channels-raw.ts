@@ -40,6 +40,7 @@ const server = Bun.serve({
     const rows = store.channelList.page({
       agentId: req.headers.get("x-agent-id") ?? "",
       source: (url.searchParams.get("source") ?? null) as Source | null,
+      personId: url.searchParams.get("person_id"),
       limit: Number(url.searchParams.get("limit") ?? 100) || 100,
     });
     const channels = rows.map((r) => ({

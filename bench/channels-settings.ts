@@ -46,6 +46,8 @@ export interface Case {
   name: string;
   agent: string;
   source: Source | null;
+  /** GET /channels?person_id= (beyond extensions.md): a person's one-to-one channels. */
+  personId?: string;
   limit: number;
 }
 
@@ -57,11 +59,25 @@ export const CASES: readonly Case[] = [
   { name: "limit 500, agent-none", agent: NONE, source: null, limit: 500 },
   { name: "source=device_messenger, agent-reader", agent: READER, source: "device_messenger", limit: 100 },
   { name: "source=community_chat, agent-reader", agent: READER, source: "community_chat", limit: 100 },
+  // person ids repeat every 120 allowlist entries, so person-0 wrote last in about 1 DM of 120.
+  { name: "person_id=person-0, agent-reader", agent: READER, source: null, personId: "person-0", limit: 100 },
 ];
+
+/** What a case asks store.channelList.page for. */
+export const pageQuery = (c: Case) => ({
+  agentId: c.agent,
+  source: c.source,
+  personId: c.personId ?? null,
+  limit: c.limit,
+});
 
 /** The path a case requests (the route's default limit is 100, so it is left out then). */
 export function casePath(c: Case): string {
-  const q = [c.source ? `source=${c.source}` : "", c.limit !== 100 ? `limit=${c.limit}` : ""].filter(Boolean);
+  const q = [
+    c.source ? `source=${c.source}` : "",
+    c.personId ? `person_id=${c.personId}` : "",
+    c.limit !== 100 ? `limit=${c.limit}` : "",
+  ].filter(Boolean);
   return `/channels${q.length > 0 ? `?${q.join("&")}` : ""}`;
 }
 
