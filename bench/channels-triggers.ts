@@ -17,6 +17,7 @@ import { createIdFactory } from "../src/core/ids.ts";
 import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 import { progress, TRIGGER_ROWS } from "./channels-settings.ts";
+import { median } from "./lib/stats.ts";
 import { silentLogger } from "./lib/world.ts";
 import { ingestBatch, type SeedState } from "./store-queries-seed.ts";
 import { ROWS } from "./store-queries-settings.ts";
@@ -30,6 +31,8 @@ export interface Arm {
   perS: number;
   /** write(2)-family calls this process made during the arm's ingest calls, per message (Linux). */
   writesPerMessage: number | null;
+  /** Time of each round (the same 10 batches in every arm), ms. */
+  roundMs: number[];
 }
 
 export interface TriggerResult {
@@ -39,10 +42,13 @@ export interface TriggerResult {
   without: Arm;
   /** What-if: with the triggers, on a connection with PRAGMA temp_store = MEMORY. */
   tempStoreMemory: Arm;
-  /** Messages per second with the triggers over without them. */
+  /** Messages per second with the triggers over without them, over the whole run. */
   ratio: number;
   /** The same with temp_store = MEMORY over without the triggers. */
   ratioTempStoreMemory: number;
+  /** Median over the rounds of the round's ratio (less sensitive to a burst of other work). */
+  roundRatio: number;
+  roundRatioTempStoreMemory: number;
   /** The triggers' cost per message, µs. */
   perMessageUs: number;
   copyMs: number;
@@ -89,8 +95,16 @@ function arm(name: string, path: string, setup: readonly string[], seeded: SeedS
   let ms = 0;
   let writes: number | null = 0;
   let messages = 0;
+  const roundMs: number[] = [];
+  let roundStart = 0;
   return {
     store,
+    startRound: () => {
+      roundStart = ms;
+    },
+    endRound: () => {
+      roundMs.push(Math.round((ms - roundStart) * 10) / 10);
+    },
     run(b: NormalizedMessage[]): void {
       now = Math.max(now, ...b.map((m) => m.timestampMs)) + 1;
       const w0 = writeCalls();
@@ -107,9 +121,14 @@ function arm(name: string, path: string, setup: readonly string[], seeded: SeedS
       ms: Math.round(ms),
       perS: Math.round((messages / ms) * 1000),
       writesPerMessage: writes === null ? null : Math.round((writes / messages) * 10) / 10,
+      roundMs,
     }),
   };
 }
+
+/** Median over rounds of `base`'s round time over `arm`'s (a throughput ratio), 3 decimals. */
+const roundRatio = (arm: Arm, base: Arm): number =>
+  Math.round(median(arm.roundMs.map((t, i) => (base.roundMs[i] ?? Number.NaN) / t)) * 1000) / 1000;
 
 const triggerCount = (store: Store): number =>
   (store.db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
@@ -146,7 +165,11 @@ export function measureTriggers(dbPath: string, seeded: SeedState): TriggerResul
   for (let i = 0; i < work.length; i += ROUND) {
     const round = work.slice(i, i + ROUND);
     const k = (i / ROUND) % arms.length;
-    for (const side of [...arms.slice(k), ...arms.slice(0, k)]) for (const batch of round) side.run(batch);
+    for (const side of [...arms.slice(k), ...arms.slice(0, k)]) {
+      side.startRound();
+      for (const batch of round) side.run(batch);
+      side.endRound();
+    }
   }
   for (const x of arms) x.store.close();
   const [ra, rb, rc] = [a.result(), b.result(), c.result()];
@@ -159,6 +182,8 @@ export function measureTriggers(dbPath: string, seeded: SeedState): TriggerResul
     tempStoreMemory: rc,
     ratio: Math.round((ra.perS / rb.perS) * 1000) / 1000,
     ratioTempStoreMemory: Math.round((rc.perS / rb.perS) * 1000) / 1000,
+    roundRatio: roundRatio(ra, rb),
+    roundRatioTempStoreMemory: roundRatio(rc, rb),
     perMessageUs: Math.round(((ra.ms - rb.ms) / messages) * 1e4) / 10,
     copyMs,
   };
