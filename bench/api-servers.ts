@@ -20,22 +20,28 @@ interface Server {
 /** Every child process still running (servers and load generators), for the cleanup. */
 export const children = new Set<Subprocess>();
 
-export async function startServer(target: Target, dir: string, baseUrl: string): Promise<Server> {
+/**
+ * Starts `script <target> <dir> <port>` (bench/api-server.ts unless given: channels.ts serves its raw
+ * side from channels-raw.ts) and waits for its ready line.
+ */
+export async function startServer(
+  target: Target,
+  dir: string,
+  baseUrl: string,
+  script = "api-server.ts",
+): Promise<Server> {
   const port = freePort();
-  const proc = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "api-server.ts"), target, dir, String(port)],
-    {
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: dir,
-        BENCH_TOKEN: TOKEN,
-        BENCH_BASE_URL: baseUrl,
-      },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, script), target, dir, String(port)], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dir,
+      BENCH_TOKEN: TOKEN,
+      BENCH_BASE_URL: baseUrl,
     },
-  );
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   children.add(proc);
   let err = "";
   void (async () => {
@@ -45,14 +51,19 @@ export async function startServer(target: Target, dir: string, baseUrl: string):
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let out = "";
-  const deadline = Date.now() + 30_000;
-  while (!out.includes("ready ")) {
-    const chunk = await Promise.race([
-      reader.read(),
-      Bun.sleep(Math.max(0, deadline - Date.now())).then(() => null),
-    ]);
-    if (chunk === null || chunk.done) throw new Error(`${target} server did not start:\n${out}${err}`);
-    out += decoder.decode(chunk.value, { stream: true });
+  // One timer for the whole wait, cleared once ready: a pending sleep would keep this process alive.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), 30_000);
+  });
+  try {
+    while (!out.includes("ready ")) {
+      const chunk = await Promise.race([reader.read(), timeout]);
+      if (chunk === null || chunk.done) throw new Error(`${target} server did not start:\n${out}${err}`);
+      out += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
   }
   reader.releaseLock();
   return { proc, port, stderr: () => err };

@@ -26,6 +26,7 @@ export const BENCHES = {
     "phone approval: permission request → prompt posted, owner's answer → verdict, next to a direct send and a push",
   ],
   store: ["store-queries.ts", "the store's hot queries at 1,000,000 messages"],
+  channels: ["channels.ts", "GET /channels at 1,000,000 messages in 10,000 channels"],
   soak: ["soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
 } as const satisfies Record<string, readonly [string, string]>;
 type Name = keyof typeof BENCHES;

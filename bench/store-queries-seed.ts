@@ -1,7 +1,8 @@
 /**
- * The data bench/store-queries.ts times: ROWS messages over 200 channels with Zipf-like traffic, the
- * first INGEST_ROWS through createIngest (the normal write path, connector-sized batches split by
- * source), the rest with store.messages.insert shaped as ingest shapes rows; then the read state of
+ * The data bench/store-queries.ts times: ROWS messages over 200 channels with Zipf-like traffic (or the
+ * WorldShape given: bench/channels.ts seeds 10,000 channels), the first INGEST_ROWS through createIngest
+ * (the normal write path, connector-sized batches split by source), the rest with store.messages.insert
+ * shaped as ingest shapes rows; then (store-queries-reads.ts) the read state of
  * agent-a (scattered unread), agent-c (one stale unread + the newest) and agent-d (the newest unread),
  * as raw read marks turned into read runs by the store's own rebuildRuns. Deterministic for a seed.
  */
@@ -49,24 +50,44 @@ function text(): string {
   return w.join(" ");
 }
 
-function buildWorld() {
-  const channels = storeChannels(CHANNELS, IMESSAGE_CHANNELS);
-  // Zipf-like traffic (s = 0.8) over a shuffled channel order: a few busy channels, a long tail.
+/**
+ * The channels messages go to: how many, how many of them iMessage (the first ones), the Zipf exponent
+ * of their traffic, and which of them hear only from strangers (all their messages quarantined).
+ */
+export interface WorldShape {
+  channels: number;
+  imessageChannels: number;
+  zipf: number;
+  strangersOnly: (channelIdx: number) => boolean;
+}
+
+/** store-queries.ts's world: 200 channels (120 iMessage), Zipf-like s = 0.8, nobody quarantined throughout. */
+export const STORE_WORLD: WorldShape = {
+  channels: CHANNELS,
+  imessageChannels: IMESSAGE_CHANNELS,
+  zipf: 0.8,
+  strangersOnly: () => false,
+};
+
+function buildWorld(shape: WorldShape) {
+  const n = shape.channels;
+  const channels = storeChannels(n, shape.imessageChannels);
+  // Zipf-like traffic over a shuffled channel order: a few busy channels, a long tail.
   const order = channels.map((_, i) => i).sort(() => rng() - 0.5);
-  const weights = new Float64Array(CHANNELS);
+  const weights = new Float64Array(n);
   order.forEach((c, rank) => {
-    weights[c] = 1 / (rank + 1) ** 0.8;
+    weights[c] = 1 / (rank + 1) ** shape.zipf;
   });
-  const cumulative = new Float64Array(CHANNELS);
+  const cumulative = new Float64Array(n);
   let total = 0;
-  for (let i = 0; i < CHANNELS; i++) {
+  for (let i = 0; i < n; i++) {
     total += weights[i] ?? 0;
     cumulative[i] = total;
   }
   const channelIndex = (): number => {
     const r = rng() * total;
     let lo = 0;
-    let hi = CHANNELS - 1;
+    let hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if ((cumulative[mid] ?? 0) < r) lo = mid + 1;
@@ -83,7 +104,7 @@ function buildWorld() {
     community_chat: storePeople("community_chat", 400, false),
   };
   const allowlist = buildAllowlist(storeAllowEntries(known, 120));
-  return { channels, channelIndex, known, strangers, allowlist };
+  return { channels, channelIndex, known, strangers, allowlist, strangersOnly: shape.strangersOnly };
 }
 
 type World = ReturnType<typeof buildWorld>;
@@ -111,11 +132,12 @@ function generate(world: World, i: number): Generated {
   // Arrival lags the platform timestamp by up to two mean gaps: message_ts is not in id order.
   const messageTs = createdAt - randInt(Math.max(2, Math.round(2 * GAP_MS)));
   const r = rng();
-  const direction: Direction = r < 0.05 ? "outbound" : "inbound";
+  const quarantined = world.strangersOnly(channelIdx);
+  const direction: Direction = r < 0.05 && !quarantined ? "outbound" : "inbound";
   const sender =
     direction === "outbound"
       ? OWNER
-      : r < 0.85
+      : r < 0.85 && !quarantined
         ? pick(world.known[channel.source])
         : pick(world.strangers[channel.source]);
   const platformId =
@@ -141,7 +163,7 @@ function generate(world: World, i: number): Generated {
 }
 
 /** What seeding keeps per message (by generation index) and the clock the ids are made on. */
-interface SeedState {
+export interface SeedState {
   world: World;
   now: number;
   ids: IdFactory;
@@ -155,8 +177,11 @@ interface SeedState {
 
 const statusCode: Record<AllowlistStatus, number> = { allowed: 0, unknown: 1, outbound: 2 };
 
-/** One generated batch as a connector hands it over, remembering each message's platform id. */
-function ingestBatch(st: SeedState, start: number, end: number) {
+/**
+ * One generated batch (messages `start` to `end` of the run) as a connector hands it over, remembering
+ * each message's platform id.
+ */
+export function ingestBatch(st: SeedState, start: number, end: number) {
   const batch: NormalizedMessage[] = [];
   const meta: Generated[] = [];
   for (let i = start; i < end; i++) {
@@ -246,7 +271,7 @@ function rowOf(st: SeedState, g: Generated, id: string): MessageRow {
  *    at the end.
  */
 function insertTail(store: Store, st: SeedState): void {
-  const lastInbound = new Float64Array(CHANNELS);
+  const lastInbound = new Float64Array(st.world.channels.length);
   for (let start = INGEST_ROWS; start < ROWS; start += INSERT_CHUNK) {
     const end = Math.min(ROWS, start + INSERT_CHUNK);
     store.db
@@ -276,8 +301,8 @@ function insertTail(store: Store, st: SeedState): void {
 }
 
 /** Seeds the messages (ingest, then inserts) on `store`; returns what the read state and the measure need. */
-export function seedMessages(store: Store) {
-  const world = buildWorld();
+export function seedMessages(store: Store, shape: WorldShape = STORE_WORLD) {
+  const world = buildWorld(shape);
   const st: SeedState = {
     world,
     now: START_MS,
@@ -285,7 +310,7 @@ export function seedMessages(store: Store) {
     allIds: new Array(ROWS),
     messageTs: new Float64Array(ROWS),
     statusOf: new Uint8Array(ROWS),
-    lastInChannel: new Array(CHANNELS),
+    lastInChannel: new Array(shape.channels),
     platformIds: new Array(INGEST_ROWS),
   };
   const tIngest = performance.now();
