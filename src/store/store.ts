@@ -13,8 +13,10 @@ import { createEventStore } from "./events.ts";
 import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
 import { createMessageStore } from "./messages.ts";
+import type { MigrationProgress } from "./migrations.ts";
 import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
+import { createSearchStore } from "./search.ts";
 
 export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
   return {
@@ -29,6 +31,7 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
     channels: createChannelStore(db),
     channelList: createChannelListStore(db),
     events: createEventStore(db),
+    search: createSearchStore(db),
     /** Runs `work` in one IMMEDIATE transaction: all of its writes or none. */
     transaction<T>(work: () => T): T {
       return db.transaction(work).immediate();
@@ -42,8 +45,9 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
 
 export type Store = ReturnType<typeof createStore>;
 
-export function openStore(path: string): Store {
-  return createStore(openDatabase(path));
+/** Opens (creating or upgrading) the state database; a long migration reports to `onProgress`. */
+export function openStore(path: string, opts: { onProgress?: MigrationProgress } = {}): Store {
+  return createStore(openDatabase(path, undefined, opts));
 }
 
 /** The store of an existing state database, read-only (see openDatabaseReadOnly); null when none exists. */
