@@ -5,7 +5,6 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import type { NormalizedChange } from "../../src/ingest/changes.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { AGENT, AUTH, inbound, testService } from "../helpers/service.ts";
 
@@ -19,19 +18,20 @@ const DISCORD = {
 };
 
 type Page = { messages: Envelope[] };
+type Change =
+  | { kind: "edit"; targetPlatformId: string; text: string }
+  | { kind: "delete"; targetPlatformId: string };
 type Err = { error: { code: string; message: string; details: Record<string, unknown> } };
 
 async function world() {
   const t = await testService();
   const store = (ms: NormalizedMessage[]) => t.seed(ms) as string[];
-  const change = (c: Omit<NormalizedChange, "source" | "timestampMs" | "dedupeKey">) =>
+  const change = (c: Change) =>
     t.svc.ingest({
       source: "device_messenger",
       messages: [],
       cursor: null,
-      changes: [
-        { source: "device_messenger", timestampMs: T0, dedupeKey: crypto.randomUUID(), ...c } as never,
-      ],
+      changes: [{ source: "device_messenger", timestampMs: T0, dedupeKey: crypto.randomUUID(), ...c }],
     });
   const search = async (query: string, headers: Record<string, string> = AGENT) => {
     const res = await t.request("GET", `/messages/search${query}`, { headers });
@@ -46,8 +46,15 @@ const allowed = inbound({ timestampMs: T0 + 1000, text: "Dinner at the Café ton
 const quarantined = inbound({ timestampMs: T0 + 2000, sender: STRANGER, text: "dinner scam tonight" });
 const outbound = inbound({ timestampMs: T0 + 3000, direction: "outbound", text: "dinner sounds good" });
 const group = inbound({ timestampMs: T0 + 4000, channel: GROUP, text: "group dinner plans, dinner!" });
-const [aId, qId, oId, gId] = w.store([allowed, quarantined, outbound, group]);
-const [dId] = w.store([inbound({ ...DISCORD, timestampMs: T0 + 5000, text: "dinner on discord" })]);
+const [aId, qId, oId, gId] = w.store([allowed, quarantined, outbound, group]) as [
+  string,
+  string,
+  string,
+  string,
+];
+const [dId] = w.store([inbound({ ...DISCORD, timestampMs: T0 + 5000, text: "dinner on discord" })]) as [
+  string,
+];
 
 describe("GET /messages/search", () => {
   test("finds allowed and outbound messages, never quarantined ones, as Envelopes", async () => {
@@ -81,7 +88,7 @@ describe("GET /messages/search", () => {
       inbound({ timestampMs: T0 + 1, text: "ranking alpha one" }),
       inbound({ timestampMs: T0 + 2, text: "ranking alpha two" }),
       inbound({ timestampMs: T0, text: "ranking ranking" }),
-    ]);
+    ]) as [string, string, string];
     expect(await t.ids("?q=ranking")).toEqual([best, newer, older]);
   });
 
@@ -100,7 +107,7 @@ describe("GET /messages/search", () => {
   test("an edit applied through ingest is found by its new text, not the old; a delete by nothing", async () => {
     const t = await world();
     const m = inbound({ timestampMs: T0, text: "original wording" });
-    const [id] = t.store([m]);
+    const id = t.store([m])[0] as string;
     t.change({ kind: "edit", targetPlatformId: m.platformId, text: "revised wording" });
     expect(await t.ids("?q=original")).toEqual([]);
     expect(await t.ids("?q=revised")).toEqual([id]);
