@@ -9,7 +9,7 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const HAS_LETTER_OR_NUMBER = /[\p{L}\p{N}]/u;
 
 /** How two words compare for the index (unicode61, remove_diacritics 2): case and accents folded. */
-function foldKey(word: string): string {
+export function foldKey(word: string): string {
   return word.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 

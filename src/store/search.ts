@@ -1,21 +1,27 @@
 /**
  * Search read model over the index of migration-search.ts (visible messages only, so nothing else can be
- * found). Answer: best bm25 match first, ties newest first, among the newest RANK_WINDOW matches. bm25
- * counts every row holding each ranked word, so a word in more than COMMON_WORD_ROWS messages filters
- * but does not rank (like a stop word); with no ranking word the matches come newest first. Statements
- * are prepared once; a request costs one bounded count per ranking word and one query.
+ * found). Bounded work per request: matches are looked for from the newest row back to where the query's
+ * rarest word (or its channel) has occurred SCAN_OCCURRENCES times (all history when one is rarer); the
+ * newest RANK_WINDOW of them are ranked by bm25 over the words in at most COMMON_WORD_ROWS rows, ties
+ * newest first; when no word ranks, newest first. Statements are prepared once (search-probe.ts counts).
  */
 import type { Database } from "bun:sqlite";
 import type { Source } from "../core/envelope.ts";
 import type { MessageRow } from "./messages.ts";
-import { bodyWord, matchExpression, rankExpression, searchWords } from "./search-query.ts";
+import { createSearchProbes } from "./search-probe.ts";
+import {
+  bodyWord,
+  channelTag,
+  ftsString,
+  matchExpression,
+  rankExpression,
+  searchWords,
+} from "./search-query.ts";
 
-/** A word found in more rows than this does not rank (counting its rows would cost too much). */
-export const COMMON_WORD_ROWS = 10_000;
 /** How many of the newest matches are ranked. */
-export const RANK_WINDOW = 500;
-/** Only the first words of a query are counted (and can rank); every word must still match. */
-export const MAX_RANKED_WORDS = 8;
+export const RANK_WINDOW = 200;
+/** Only the first words of a query are counted (and can rank or bound the scan); all must match. */
+export const MAX_PROBED_WORDS = 8;
 
 export interface SearchRequest {
   q: string;
@@ -24,47 +30,55 @@ export interface SearchRequest {
   limit: number;
 }
 
-/** Rows found for `$match`, ranked by bm25 over `$rank`. Exported for the plan tests. */
+/** The newest RANK_WINDOW rows matching `$match` from row `$from` on (scanned upwards: FTS5's fast way). */
+const WINDOW_CTE = `
+  found(row) AS MATERIALIZED (
+    SELECT rowid FROM message_search WHERE message_search MATCH $match AND rowid >= $from),
+  win(row) AS MATERIALIZED (SELECT row FROM found ORDER BY row DESC LIMIT $window)`;
+
+/** The window ranked by bm25 over `$rank`, ties newest first. Exported for the plan tests. */
 export const RANKED_SQL = `
-  WITH candidates(row) AS MATERIALIZED (
-    SELECT rowid FROM message_search WHERE message_search MATCH $match ORDER BY rowid LIMIT $window),
+  WITH ${WINDOW_CTE},
   ranked(score, ts, id) AS (
     SELECT bm25(message_search), r.message_ts, r.message_id
     FROM message_search CROSS JOIN message_search_rows r ON r.row = message_search.rowid
-    WHERE message_search MATCH $rank AND message_search.rowid <= (SELECT max(row) FROM candidates)
-      AND +message_search.rowid IN (SELECT row FROM candidates)
+    WHERE message_search MATCH $rank AND message_search.rowid >= (SELECT min(row) FROM win)
+      AND +message_search.rowid IN (SELECT row FROM win)
     ORDER BY 1, 2 DESC, 3 DESC LIMIT $limit)
   SELECT m.* FROM ranked CROSS JOIN messages m ON m.id = ranked.id
   ORDER BY ranked.score, ranked.ts DESC, ranked.id DESC`;
 
-/** Rows found for `$match`, newest first (no word ranks). Exported for the plan tests. */
+/** The window newest first (no word ranks). Exported for the plan tests. */
 export const NEWEST_SQL = `
-  WITH newest(ts, id) AS (
-    SELECT r.message_ts, r.message_id
-    FROM (SELECT rowid AS row FROM message_search WHERE message_search MATCH $match ORDER BY rowid LIMIT $window) c
-    CROSS JOIN message_search_rows r ON r.row = c.row
+  WITH ${WINDOW_CTE},
+  newest(ts, id) AS (
+    SELECT r.message_ts, r.message_id FROM win CROSS JOIN message_search_rows r ON r.row = win.row
     ORDER BY 1 DESC, 2 DESC LIMIT $limit)
   SELECT m.* FROM newest CROSS JOIN messages m ON m.id = newest.id ORDER BY newest.ts DESC, newest.id DESC`;
 
-const COUNT_SQL = `
-  SELECT count(*) AS n FROM (SELECT 1 FROM message_search WHERE message_search MATCH ?1 LIMIT ?2)`;
+type Params = Record<string, string | number>;
 
 export function createSearchStore(db: Database) {
-  const ranked = db.prepare<MessageRow, [Record<string, string | number>]>(RANKED_SQL);
-  const newest = db.prepare<MessageRow, [Record<string, string | number>]>(NEWEST_SQL);
-  const count = db.prepare<{ n: number }, [string, number]>(COUNT_SQL);
-  /**
-   * The words that rank: among the first MAX_RANKED_WORDS, those in at most COMMON_WORD_ROWS rows; null
-   * when one of them is in none (nothing can match).
-   */
-  const rankingWords = (words: readonly string[]): string[] | null => {
+  const ranked = db.prepare<MessageRow, [Params]>(RANKED_SQL);
+  const newest = db.prepare<MessageRow, [Params]>(NEWEST_SQL);
+  const probes = createSearchProbes(db);
+
+  /** The ranking words and the lowest row to scan; null when a word or the channel is in no row. */
+  const plan = (words: readonly string[], channelId: string | null) => {
+    let from = Number.MAX_SAFE_INTEGER;
     const ranking: string[] = [];
-    for (const w of words.slice(0, MAX_RANKED_WORDS)) {
-      const n = count.get(bodyWord(w), COMMON_WORD_ROWS + 1)?.n ?? 0;
-      if (n === 0) return null;
-      if (n <= COMMON_WORD_ROWS) ranking.push(w);
+    for (const w of words.slice(0, MAX_PROBED_WORDS)) {
+      const p = probes.probe(bodyWord(w));
+      if (p.absent) return null;
+      from = Math.min(from, p.from);
+      if (probes.ranks(w, bodyWord(w), p)) ranking.push(w);
     }
-    return ranking;
+    if (channelId !== null) {
+      const p = probes.probe(`tags : ${ftsString(channelTag(channelId))}`);
+      if (p.absent) return null;
+      from = Math.min(from, p.from);
+    }
+    return { ranking, from };
   };
 
   return {
@@ -72,11 +86,11 @@ export function createSearchStore(db: Database) {
     search(r: SearchRequest): MessageRow[] {
       const words = searchWords(r.q);
       if (words.length === 0) return [];
-      const ranking = rankingWords(words);
-      if (ranking === null) return [];
+      const p = plan(words, r.channelId);
+      if (p === null) return [];
       const match = matchExpression(words, { source: r.source, channelId: r.channelId });
-      const rank = rankExpression(ranking);
-      const params = { match, window: RANK_WINDOW, limit: r.limit };
+      const params = { match, from: p.from, window: RANK_WINDOW, limit: r.limit };
+      const rank = rankExpression(p.ranking);
       return rank === "" ? newest.all(params) : ranked.all({ ...params, rank });
     },
   };

@@ -17,11 +17,12 @@ import type { MigrationProgress } from "./migrations.ts";
 import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
 import { createSearchStore } from "./search.ts";
+import { withSearchIndex } from "./search-index.ts";
 
 export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
   return {
     db,
-    messages: createMessageStore(db),
+    messages: withSearchIndex(createMessageStore(db), db),
     reads: createReadStore(db),
     attachments: createAttachmentStore(db),
     deliveries: createDeliveryStore(db),
