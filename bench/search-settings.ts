@@ -20,6 +20,9 @@ export const INGEST_ROUNDS = intEnv("BENCH_INGEST_ROUNDS", 8, 1);
 export const INGEST_LIVE = intEnv("BENCH_INGEST_LIVE", 500, 0);
 export const SEED = intEnv("BENCH_SEED", 1, 0);
 export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
+/** What-ifs, off by default: FTS5 automerge for the indexed store, page cache (MiB) of both ingest stores. */
+export const FTS_AUTOMERGE = intEnv("BENCH_FTS_AUTOMERGE", 0, 0);
+export const CACHE_MIB = intEnv("BENCH_CACHE_MIB", 0, 0);
 
 export const INGEST_BATCH = 500;
 export const INSERT_CHUNK = 50_000;

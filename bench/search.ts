@@ -15,7 +15,9 @@
  *
  * Environment: BENCH_ROWS (1000000), BENCH_CHANNELS (10000), BENCH_VOCABULARY (30000), BENCH_ZIPF_S100
  * (100), BENCH_QUERIES (300 per case), BENCH_WARMUP (50), BENCH_INGEST_ROUND (10000),
- * BENCH_INGEST_ROUNDS (4), BENCH_SEED (1), BENCH_KEEP (1 keeps the temp directory).
+ * BENCH_INGEST_ROUNDS (8), BENCH_INGEST_LIVE (500), BENCH_SEED (1), BENCH_KEEP (1 keeps the temp directory);
+ * what-ifs: BENCH_FTS_AUTOMERGE (FTS5 automerge of the indexed store), BENCH_CACHE_MIB (page cache of both
+ * ingest stores).
  */
 import { copyFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +33,7 @@ import { ingestPhase } from "./search-ingest.ts";
 import { buildCases, timeHttp, timeStore } from "./search-queries.ts";
 import { reportSearch } from "./search-report.ts";
 import { seedBase } from "./search-seed.ts";
-import { CHANNELS, elapsed, KEEP, progress, ROWS } from "./search-settings.ts";
+import { CACHE_MIB, CHANNELS, elapsed, FTS_AUTOMERGE, KEEP, progress, ROWS } from "./search-settings.ts";
 import { buildWorld } from "./search-world.ts";
 
 const MiB = (bytes: number) => bytes / 2 ** 20;
@@ -56,9 +58,16 @@ function migrateCopies(basePath: string, withPath: string, withoutPath: string) 
   migrated.close();
   const dbMiB = MiB(statSync(withPath).size);
   copyFileSync(withPath, withoutPath);
+  const withIndex = openStore(withPath);
+  if (FTS_AUTOMERGE > 0)
+    withIndex.db.run(
+      `INSERT INTO message_search (message_search, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`,
+    );
   const plain = openStore(withoutPath);
+  for (const s of CACHE_MIB > 0 ? [withIndex, plain] : [])
+    s.db.run(`PRAGMA cache_size = -${CACHE_MIB * 1024}`);
   const without = { ...plain, messages: createMessageStore(plain.db) };
-  return { migrationMs, indexMiB, dbMiB, withIndex: openStore(withPath), without };
+  return { migrationMs, indexMiB, dbMiB, withIndex, without };
 }
 
 async function run(session: Session, dir: string): Promise<void> {

@@ -117,6 +117,18 @@ describe("GET /messages/search", () => {
     expect(await t.ids("?q=wording")).toEqual([]);
   });
 
+  test("a message sent through POST /messages/send is found at once (the outbound record's own write)", async () => {
+    const t = await world();
+    t.store([inbound({ timestampMs: T0, text: "hello" })]);
+    const sent = await t.request("POST", "/messages/send", {
+      headers: AUTH,
+      body: { channel_id: "+15555550100", text: "parcel tracking number" },
+    });
+    const { message_id } = (await sent.json()) as { message_id: string };
+    const found = (await t.search("?q=parcel")).body.messages;
+    expect(found.map((m) => [m.id, m.direction])).toEqual([[message_id, "outbound"]]);
+  });
+
   test.each([
     ["q", ""],
     ["q", "?q="],

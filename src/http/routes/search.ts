@@ -35,9 +35,11 @@ export function searchRoutes(deps: SearchRouteDeps) {
         summary: "Search messages",
         description:
           "Full-text search (SQLite FTS5) over the current text of visible messages (allowlisted and outbound; " +
-          "never quarantined or deleted ones): messages holding every word of `q`, best match (bm25) first, ties " +
-          "newest first. The newest 500 matches are ranked; a word found in more than 10,000 messages narrows the " +
-          "search but does not rank, and when no word ranks the matches come newest first.",
+          "never quarantined or deleted ones): messages holding every word of `q` as a whole word, best match " +
+          "(bm25) first, ties newest first. Matches are looked for from the newest message back to where the " +
+          "query's rarest word (or its channel) has occurred 1,000 times, all history when one is rarer; the " +
+          "newest 200 are ranked; a word found in more than 10,000 messages narrows the search but does not " +
+          "rank, and when no word ranks the matches come newest first.",
       },
     },
   );
