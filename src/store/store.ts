@@ -17,12 +17,13 @@ import type { MigrationProgress } from "./migrations.ts";
 import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
 import { createSearchStore } from "./search.ts";
-import { withSearchIndex } from "./search-index.ts";
+import { createSearchIndex, withSearchIndex } from "./search-index.ts";
 
 export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
+  const searchIndex = createSearchIndex(db);
   return {
     db,
-    messages: withSearchIndex(createMessageStore(db), db),
+    messages: withSearchIndex(createMessageStore(db), searchIndex, db),
     reads: createReadStore(db),
     attachments: createAttachmentStore(db),
     deliveries: createDeliveryStore(db),
@@ -33,9 +34,9 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
     channelList: createChannelListStore(db),
     events: createEventStore(db),
     search: createSearchStore(db),
-    /** Runs `work` in one IMMEDIATE transaction: all of its writes or none. */
+    /** Runs `work` in one IMMEDIATE transaction: all of its writes or none (search index writes last). */
     transaction<T>(work: () => T): T {
-      return db.transaction(work).immediate();
+      return db.transaction(() => searchIndex.deferred(work)).immediate();
     },
     close(): void {
       if (!opts.readOnly) db.run("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -98,6 +98,26 @@ describe("the index follows every write of the message store", () => {
     expect(w.indexed()).toBe(0);
   });
 
+  test("in one transaction: stored then edited indexes the last text; a failed inner part is dropped", () => {
+    const w = world();
+    const kept = row({ text: "first" });
+    const dropped = row({ text: "inner" });
+    w.store.transaction(() => {
+      w.store.messages.insert(kept);
+      w.store.messages.setText(kept.id, "second");
+      try {
+        w.store.transaction(() => {
+          w.store.messages.insert(dropped);
+          throw new Error("inner");
+        });
+      } catch {}
+    });
+    expect(w.find("first")).toEqual([]);
+    expect(w.find("second")).toEqual([kept.id]);
+    expect(w.find("inner")).toEqual([]);
+    expect(w.store.messages.get(dropped.id)).toBeNull();
+  });
+
   test("one ingest batch writes the index once (one FTS5 segment), and the index checks out", () => {
     const w = world();
     w.store.db.run("INSERT INTO message_search (message_search, rank) VALUES ('automerge', 0)");
