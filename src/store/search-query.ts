@@ -39,8 +39,8 @@ const hexOf = (text: string): string => Buffer.from(text, "utf8").toString("hex"
 
 /**
  * The index's tag tokens (column `tags`): `c` + the channel id's UTF-8 bytes in hex, `s` + the source's;
- * one token each, so a filter matches exactly that channel or source. Same form as the triggers' SQL
- * `'c' || hex(channel_id)`.
+ * one token each, so a filter matches exactly that channel or source. The index writes them in SQL as
+ * `'c' || hex(channel_id)` (search-index.ts, migration-search.ts).
  */
 export const channelTag = (channelId: string): string => `c${hexOf(channelId)}`;
 export const sourceTag = (source: string): string => `s${hexOf(source)}`;

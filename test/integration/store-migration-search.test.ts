@@ -1,7 +1,8 @@
 /**
  * The search migration on a database the previous gw wrote: messages of every status (allowed, outbound,
  * quarantined, deleted) are stored, the migration indexes exactly the visible ones in chunks reporting
- * progress, and from then on the triggers keep the index in step. Also the progress log's pacing.
+ * progress, and from then on the message store's writes keep the index in step. Also the progress
+ * log's pacing.
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -45,7 +46,7 @@ function databaseBeforeSearch(path: string, n: number): void {
   db.close();
 }
 
-test("indexes exactly the visible messages, in chunks with progress, and the triggers take over", () => {
+test("indexes exactly the visible messages, in chunks with progress; later writes keep it in step", () => {
   const path = join(tempDir(), "gw.db");
   const n = 2 * BACKFILL_CHUNK * 2 + 8; // 40,004 visible
   databaseBeforeSearch(path, n);
@@ -77,7 +78,7 @@ test("indexes exactly the visible messages, in chunks with progress, and the tri
     expect(stranger?.allowlist_status).toBe("unknown");
     expect(q("SELECT count(*) AS n FROM message_search_rows")).toEqual([{ n: visible }]);
     expect(q("PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }]);
-    // Triggers: an edit re-indexes, a tombstone leaves the index.
+    // The message store's writes: an edit re-indexes, a tombstone leaves the index.
     store.messages.setText(`msg_${String(0).padStart(26, "0")}`, "rewritten");
     expect(find("word0")).toEqual([]);
     expect(find("rewritten")).toEqual(["allowed"]);

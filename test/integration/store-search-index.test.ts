@@ -1,11 +1,12 @@
 /**
  * The search index stays in step with `messages` through each of the message store's writes (insert,
  * insertIfNew, setText, markDeleted), inside or outside a caller's transaction; visible messages only;
- * index rows are never reused; and one ingest batch writes the index once (one FTS5 segment), not once
- * per message.
+ * index rows are never reused; one ingest batch writes the index once (one FTS5 segment), not once per
+ * message; and the search queries scan the index upwards (FTS5's fast direction) and look rows up by key.
  */
 import { describe, expect, test } from "bun:test";
 import type { MessageRow } from "../../src/store/messages.ts";
+import { NEWEST_SQL, RANKED_SQL } from "../../src/store/search.ts";
 import { FRIEND, inbound, storeWithIngest } from "../helpers/messages.ts";
 
 let n = 0;
@@ -130,5 +131,29 @@ describe("the index follows every write of the message store", () => {
     expect(w.find("batch")).toHaveLength(50);
     w.store.db.run("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 0)");
     expect(w.store.db.query("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+  });
+
+  test("the search queries scan the index upwards and look up rows by key", () => {
+    const w = world();
+    for (const sql of [RANKED_SQL, NEWEST_SQL]) {
+      const plan = (
+        w.store.db
+          .query(`EXPLAIN QUERY PLAN ${sql}`)
+          .all({
+            match: "x",
+            from: 0,
+            window: 5,
+            limit: 2,
+            ...(sql === RANKED_SQL ? { rank: "x" } : {}),
+          }) as {
+          detail: string;
+        }[]
+      ).map((r) => r.detail);
+      const scans = plan.filter((d) => d.includes("VIRTUAL TABLE"));
+      expect(scans.length).toBeGreaterThan(0);
+      for (const d of scans) expect(d).toMatch(/VIRTUAL TABLE INDEX 0:M/);
+      expect(plan).toContain("SEARCH r USING INTEGER PRIMARY KEY (rowid=?)");
+      expect(plan).toContain("SEARCH m USING PRIMARY KEY (id=?)");
+    }
   });
 });
