@@ -137,15 +137,13 @@ describe("the index follows every write of the message store", () => {
     const w = world();
     for (const sql of [RANKED_SQL, NEWEST_SQL]) {
       const plan = (
-        w.store.db
-          .query(`EXPLAIN QUERY PLAN ${sql}`)
-          .all({
-            match: "x",
-            from: 0,
-            window: 5,
-            limit: 2,
-            ...(sql === RANKED_SQL ? { rank: "x" } : {}),
-          }) as {
+        w.store.db.query(`EXPLAIN QUERY PLAN ${sql}`).all({
+          match: "x",
+          from: 0,
+          window: 5,
+          limit: 2,
+          ...(sql === RANKED_SQL ? { rank: "x" } : {}),
+        }) as {
           detail: string;
         }[]
       ).map((r) => r.detail);
