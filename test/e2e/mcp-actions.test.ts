@@ -90,7 +90,7 @@ test("list_channels lists the conversation with its name and this agent's unread
 test("search_messages finds messages by their words, an edited one by its new words only", async () => {
   const { hello, mcp } = await discordWorld();
   const ids = (r: { structuredContent?: Record<string, unknown> }) =>
-    (r.structuredContent?.messages as Envelope[]).map((m) => m.id);
+    ((r.structuredContent?.messages ?? []) as Envelope[]).map((m) => m.id);
   const found = await mcp.call("search_messages", { q: "HELLO", channel_id: hello.channel_id });
   expect(found.isError).toBeFalsy();
   expect(ids(found)).toEqual([hello.id]);
