@@ -26,6 +26,7 @@ import { createIdempotentRunner } from "./send/idempotency.ts";
 import { createMessageActions } from "./send/message-actions.ts";
 import { createRateLimiter } from "./send/rate-limit.ts";
 import { createSendMessage } from "./send/send-message.ts";
+import { progressLogger } from "./store/migration-progress.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { VERSION } from "./version.ts";
 import { createDispatcher } from "./webhooks/dispatcher.ts";
@@ -151,7 +152,9 @@ function restartConnectorOf(connectors: ConnectorRegistry, origin: FaultOrigin, 
 export function createService(ports: ServicePorts) {
   const { config, clock, log } = ports;
   const startedAtMs = clock.now();
-  const store = (ports.openStore ?? openStore)(config.dbPath);
+  const store = ports.openStore
+    ? ports.openStore(config.dbPath)
+    : openStore(config.dbPath, { onProgress: progressLogger(log, clock) });
   mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
   const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
   const ids = createIdFactory(clock);

@@ -25,6 +25,7 @@ import { attachmentRoutes } from "./routes/attachments.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { messageRoutes } from "./routes/messages.ts";
+import { searchRoutes } from "./routes/search.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { LONG_POLL_MAX_SECONDS } from "./schemas.ts";
 
@@ -109,6 +110,7 @@ export function createApp(deps: AppDeps) {
         arrivals: deps.arrivals,
       }),
     )
+    .use(searchRoutes({ store: deps.store, publicBaseUrl: deps.publicBaseUrl }))
     .use(eventRoutes({ events: deps.store.events, clock: deps.clock, eventArrivals: deps.eventArrivals }))
     .use(sendRoutes({ sendMessage: deps.sendMessage, idempotency: deps.idempotency }))
     .use(actionRoutes({ actions: deps.actions }))

@@ -18,6 +18,7 @@ const LIST_ROUTES = new Set([
   "GET /messages/quarantine",
   "GET /events",
   "GET /channels",
+  "GET /messages/search",
 ]);
 
 export function toHttpError(code: unknown, error: unknown, method: string, route: string): AppError {

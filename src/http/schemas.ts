@@ -74,6 +74,34 @@ export const EventsQuery = t.Object({
   ),
 });
 
+/** The longest search query (characters) and the largest page. */
+export const SEARCH_Q_MAX = 200;
+export const SEARCH_LIMIT_MAX = 100;
+
+export const SearchQuery = t.Object({
+  q: t.String({
+    minLength: 1,
+    maxLength: SEARCH_Q_MAX,
+    description:
+      "Words, 1 to 200 characters; never query syntax (quotes, `*`, `-`, `OR`... are plain text). A message " +
+      "matches when it holds every word as a whole word, ignoring case and accents.",
+    error: () => "q",
+  }),
+  source: t.Optional(SourceSchema),
+  channel_id: t.Optional(t.String({ description: "One channel." })),
+  limit: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum: SEARCH_LIMIT_MAX,
+      default: 20,
+      description: "1 to 100.",
+      error: () => "limit",
+    }),
+  ),
+});
+
+export const SearchResponse = t.Object({ messages: t.Array(EnvelopeSchema) });
+
 export const EventListResponse = t.Object({
   events: t.Array(EventSchema),
   next_since: t.String({ description: "The last id returned, else the `since` given (empty when absent)." }),

@@ -2,7 +2,8 @@
  * Message rows: insert, look up, context window and quarantine listing. Rows are never removed: a
  * deleted message becomes a tombstone (status `deleted`, text and raw purged); otherwise a row's
  * visibility never changes, and only its text (an edit) and an outbound record's links change. Statements are prepared once.
- * The per-agent unread query lives in reads.ts because it is defined by read marks.
+ * The per-agent unread query lives in reads.ts because it is defined by read marks. Writes that change a
+ * row's text or visibility also go to the search index: add them to search-index.ts's wrapper.
  */
 import type { Database } from "bun:sqlite";
 import type { AllowlistStatus, ChannelType, Direction, Source } from "../core/envelope.ts";

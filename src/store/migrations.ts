@@ -6,11 +6,21 @@
  * test/integration/store-plans.test.ts pins their plans.
  */
 
+import type { Database } from "bun:sqlite";
+import { SEARCH_MIGRATION } from "./migration-search.ts";
+
+/** How far a long migration step is (e.g. 412,000 of 1,000,000 messages indexed). */
+export type MigrationProgress = (p: { task: string; done: number; total: number }) => void;
+
 /**
- * A migration: SQL run in one transaction, or one that rebuilds tables others refer to, run with foreign
- * keys off (SQLite's table-rebuild procedure) and checked with `foreign_key_check` before it commits.
+ * A migration: SQL run in one transaction; or one that rebuilds tables others refer to, run with foreign
+ * keys off (SQLite's table-rebuild procedure) and checked with `foreign_key_check` before it commits; or
+ * SQL followed, in the same transaction, by a `backfill` that fills what it created and reports progress.
  */
-export type Migration = string | { sql: string; rebuildsTables: true };
+export type Migration =
+  | string
+  | { sql: string; rebuildsTables: true }
+  | { sql: string; backfill: (db: Database, progress: MigrationProgress) => void };
 
 export const MIGRATIONS: readonly Migration[] = [
   `
@@ -273,4 +283,6 @@ export const MIGRATIONS: readonly Migration[] = [
     SELECT r.agent_id, m.channel_id, count(*) FROM read_marks r JOIN messages m ON m.id = r.message_id
     WHERE m.allowlist_status = 'allowed' GROUP BY r.agent_id, m.channel_id;
   `,
+  // 6: full-text search over visible messages (extensions.md §2); see migration-search.ts.
+  SEARCH_MIGRATION,
 ];

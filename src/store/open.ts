@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { MIGRATIONS, type Migration } from "./migrations.ts";
+import { MIGRATIONS, type Migration, type MigrationProgress } from "./migrations.ts";
 
 export const BUSY_TIMEOUT_MS = 5000;
 
@@ -24,7 +24,11 @@ const STATE_SCHEMA: Schema = { migrations: MIGRATIONS, name: "the state database
  * WAL + synchronous=FULL (+ fullfsync on macOS), so an acknowledged message survives a power cut too, not
  * only a process crash; at human message rates the cost is noise.
  */
-export function openDatabase(path: string, schema: Schema = STATE_SCHEMA): Database {
+export function openDatabase(
+  path: string,
+  schema: Schema = STATE_SCHEMA,
+  opts: { onProgress?: MigrationProgress } = {},
+): Database {
   if (path !== ":memory:") prepareFile(path);
   const db = new Database(path, { create: true, strict: true });
   db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -33,7 +37,7 @@ export function openDatabase(path: string, schema: Schema = STATE_SCHEMA): Datab
   db.run("PRAGMA fullfsync = ON");
   db.run("PRAGMA foreign_keys = ON");
   db.run("PRAGMA journal_size_limit = 67108864");
-  migrate(db, schema);
+  migrate(db, schema, opts.onProgress);
   return db;
 }
 
@@ -48,18 +52,20 @@ function versionOf(db: Database, schema: Schema): number {
   return current;
 }
 
-export function migrate(db: Database, schema: Schema = STATE_SCHEMA): void {
+/** Applies the migrations the file lacks; a long one reports its progress to `onProgress`. */
+export function migrate(db: Database, schema: Schema = STATE_SCHEMA, onProgress?: MigrationProgress): void {
   const { migrations } = schema;
   const current = versionOf(db, schema);
   for (let v = current; v < migrations.length; v++) {
     const m = migrations[v] as Migration;
-    const rebuild = typeof m !== "string";
+    const rebuild = typeof m !== "string" && "rebuildsTables" in m;
     // SQLite's table rebuild: foreign keys off around the transaction (the pragma is a no-op inside one),
     // and every reference checked before it commits.
     if (rebuild) db.run("PRAGMA foreign_keys = OFF");
     try {
       db.transaction(() => {
         db.exec(typeof m === "string" ? m : m.sql);
+        if (typeof m !== "string" && "backfill" in m) m.backfill(db, onProgress ?? (() => {}));
         if (rebuild && db.query("PRAGMA foreign_key_check").all().length > 0)
           throw new Error(`migration ${v + 1} of ${schema.name} left broken references`);
         db.run(`PRAGMA user_version = ${v + 1}`);

@@ -13,13 +13,17 @@ import { createEventStore } from "./events.ts";
 import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
 import { createMessageStore } from "./messages.ts";
+import type { MigrationProgress } from "./migrations.ts";
 import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
+import { createSearchStore } from "./search.ts";
+import { createSearchIndex, withSearchIndex } from "./search-index.ts";
 
 export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
+  const searchIndex = createSearchIndex(db);
   return {
     db,
-    messages: createMessageStore(db),
+    messages: withSearchIndex(createMessageStore(db), searchIndex, db),
     reads: createReadStore(db),
     attachments: createAttachmentStore(db),
     deliveries: createDeliveryStore(db),
@@ -29,9 +33,10 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
     channels: createChannelStore(db),
     channelList: createChannelListStore(db),
     events: createEventStore(db),
-    /** Runs `work` in one IMMEDIATE transaction: all of its writes or none. */
+    search: createSearchStore(db),
+    /** Runs `work` in one IMMEDIATE transaction: all of its writes or none (search index writes last). */
     transaction<T>(work: () => T): T {
-      return db.transaction(work).immediate();
+      return db.transaction(() => searchIndex.deferred(work)).immediate();
     },
     close(): void {
       if (!opts.readOnly) db.run("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -42,8 +47,9 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
 
 export type Store = ReturnType<typeof createStore>;
 
-export function openStore(path: string): Store {
-  return createStore(openDatabase(path));
+/** Opens (creating or upgrading) the state database; a long migration reports to `onProgress`. */
+export function openStore(path: string, opts: { onProgress?: MigrationProgress } = {}): Store {
+  return createStore(openDatabase(path, undefined, opts));
 }
 
 /** The store of an existing state database, read-only (see openDatabaseReadOnly); null when none exists. */

@@ -1,7 +1,7 @@
 /**
- * react, edit_message and list_channels of `gw mcp --extended`, through the official MCP client, against a
- * real gw service over HTTP whose real Discord connector (discord.js) is logged in to the fake Discord:
- * each tool's answer is the route's, and the platform saw the reaction and the edit.
+ * react, edit_message, list_channels and search_messages of `gw mcp --extended`, through the official MCP
+ * client, against a real gw service over HTTP whose real Discord connector (discord.js) is logged in to the
+ * fake Discord: each tool's answer is the route's, and the platform saw the reaction and the edit.
  */
 import { afterEach, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
@@ -85,4 +85,20 @@ test("list_channels lists the conversation with its name and this agent's unread
     unread_count: 1,
   });
   expect(channels[0]?.last_message_at).toMatch(TIMESTAMP);
+});
+
+test("search_messages finds messages by their words, an edited one by its new words only", async () => {
+  const { hello, mcp } = await discordWorld();
+  const ids = (r: { structuredContent?: Record<string, unknown> }) =>
+    ((r.structuredContent?.messages ?? []) as Envelope[]).map((m) => m.id);
+  const found = await mcp.call("search_messages", { q: "HELLO", channel_id: hello.channel_id });
+  expect(found.isError).toBeFalsy();
+  expect(ids(found)).toEqual([hello.id]);
+  const sent = await mcp.call("send_message", { channel_id: hello.channel_id, text: "on my way" });
+  const id = sent.structuredContent?.message_id as string;
+  expect(ids(await mcp.call("search_messages", { q: "way" }))).toEqual([id]);
+  await mcp.call("edit_message", { message_id: id, text: "running late" });
+  expect(ids(await mcp.call("search_messages", { q: "late" }))).toEqual([id]);
+  expect(ids(await mcp.call("search_messages", { q: "way" }))).toEqual([]);
+  expect(ids(await mcp.call("search_messages", { q: '"OR" *' }))).toEqual([]);
 });

@@ -3,8 +3,7 @@
  * lists, and that react, edit_message, list_channels and search_messages each make exactly one HTTP request
  * (method, path, query or body, bearer and X-Agent-ID) against a recording server standing in for gw,
  * validate their input before any request and hand back the service's error envelope verbatim. (The answers
- * of react, edit_message and list_channels from the real routes: mcp-actions.test.ts; GET /messages/search
- * is not in the service yet, so search_messages is checked here only.)
+ * of react, edit_message, list_channels and search_messages from the real routes: mcp-actions.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { recordingApi } from "../fakes/recording-api.ts";

@@ -19,10 +19,12 @@ import { httpItems } from "./fuzz/http.ts";
 import { modelItems } from "./fuzz/models.ts";
 import { pathItems } from "./fuzz/paths.ts";
 import { receiverItems } from "./fuzz/receiver.ts";
+import { searchItems } from "./fuzz/search.ts";
 import type { FuzzItem, Outcome } from "./fuzz/types.ts";
 
 export const ITEMS: FuzzItem[] = [
   ...apiItems,
+  ...searchItems,
   ...httpItems,
   ...receiverItems,
   ...modelItems,

@@ -43,6 +43,7 @@ describe("/openapi.json", () => {
         "POST /messages/react",
         "POST /messages/edit",
         "GET /channels",
+        "GET /messages/search",
       ].sort(),
     );
   });
@@ -67,6 +68,7 @@ describe("/openapi.json", () => {
     ["/messages/react", "post", ["200", "400", "401", "404", "422", "429", "502"]],
     ["/messages/edit", "post", ["200", "400", "401", "404", "422", "429", "502"]],
     ["/channels", "get", ["200", "400", "401"]],
+    ["/messages/search", "get", ["200", "400", "401"]],
   ])("%s documents its responses", (path, method, statuses) => {
     expect(Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort()).toEqual(statuses.sort());
   });
@@ -78,6 +80,7 @@ describe("/openapi.json", () => {
       ["/messages/mark_read", "post"],
       ["/messages/{message_id}", "get"],
       ["/channels", "get"],
+      ["/messages/search", "get"],
     ] as const) {
       expect(doc.paths[path]?.[method]?.parameters?.map((p) => p.name)).toContain("x-agent-id");
     }

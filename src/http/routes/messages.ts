@@ -62,13 +62,16 @@ const notFound = (id: string) =>
   new AppError("MESSAGE_NOT_FOUND", "No visible message has this id.", { message_id: id });
 
 /** A JSON answer written by hand: Elysia neither re-serialises nor re-validates a Response. */
-const json = (text: string) => new Response(text, { headers: { "content-type": "application/json" } });
+export const json = (text: string) => new Response(text, { headers: { "content-type": "application/json" } });
 
 /**
  * A page of envelopes as JSON (one attachment query for the whole page). The response schemas below
  * document these answers; they are not checked at run time (envelopeJson's test pins the shape).
  */
-function envelopes(deps: MessageRouteDeps, rows: readonly MessageRow[]): string {
+export function envelopes(
+  deps: Pick<MessageRouteDeps, "store" | "publicBaseUrl">,
+  rows: readonly MessageRow[],
+): string {
   const atts = deps.store.attachments.forMessages(rows.map((r) => r.id));
   return `[${rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], deps.publicBaseUrl)).join(",")}]`;
 }

@@ -1,0 +1,115 @@
+/**
+ * bench/search.ts's world: a vocabulary of VOCABULARY made-up words drawn Zipf-like (rank r with weight
+ * 1/(r+1)^s, so a few words are in most messages and most words in few), CHANNELS channels with
+ * Zipf-like traffic (s = 0.8), allowlisted people and strangers per platform, and message i of the run.
+ * Deterministic for BENCH_SEED: everything draws from the settings' one stream, in message order.
+ */
+import { buildAllowlist } from "../src/allowlist/parse.ts";
+import type { Direction } from "../src/core/envelope.ts";
+import { type Channel, type Person, storeAllowEntries, storeChannels, storePeople } from "./lib/world.ts";
+import {
+  CHANNELS,
+  IMESSAGE_SHARE,
+  OUTBOUND_SHARE,
+  ROWS,
+  randInt,
+  rng,
+  SPAN_MS,
+  START_MS,
+  STRANGER_SHARE,
+  VOCABULARY,
+  ZIPF_S,
+} from "./search-settings.ts";
+
+const SYLLABLES = "ka lo mi ne ru sa ti vo ze bu da fe gi ho ja pu ro se ta wi ya no me li".split(" ");
+
+/** Word of frequency rank r: r+1 in bijective base 24 over two-letter syllables (distinct by construction). */
+export function wordOf(rank: number): string {
+  let n = rank + 1;
+  let w = "";
+  while (n > 0) {
+    n -= 1;
+    w = (SYLLABLES[n % SYLLABLES.length] as string) + w;
+    n = Math.floor(n / SYLLABLES.length);
+  }
+  return w;
+}
+
+/** Draws an index 0..n-1 with weight 1/(i+1)^s (inverse CDF over a cumulative table). */
+function zipfSampler(n: number, s: number): () => number {
+  const cumulative = new Float64Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    total += 1 / (i + 1) ** s;
+    cumulative[i] = total;
+  }
+  return () => {
+    const u = rng() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] as number) < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+export function buildWorld() {
+  const channels = storeChannels(CHANNELS, Math.round(CHANNELS * IMESSAGE_SHARE));
+  const order = channels.map((_, i) => i).sort(() => rng() - 0.5);
+  const channelRank = zipfSampler(CHANNELS, 0.8);
+  const known = {
+    device_messenger: storePeople("device_messenger", 150, true),
+    community_chat: storePeople("community_chat", 150, true),
+  };
+  const strangers = {
+    device_messenger: storePeople("device_messenger", 400, false),
+    community_chat: storePeople("community_chat", 400, false),
+  };
+  const allowlist = buildAllowlist(storeAllowEntries(known, 120));
+  return {
+    channels,
+    channelIndex: () => order[channelRank()] as number,
+    wordRank: zipfSampler(VOCABULARY, ZIPF_S),
+    known,
+    strangers,
+    allowlist,
+  };
+}
+
+export type World = ReturnType<typeof buildWorld>;
+
+export interface Generated {
+  channel: Channel;
+  sender: Person;
+  direction: Direction;
+  messageTs: number;
+  platformId: string;
+  /** Frequency ranks of the text's words, in order. */
+  ranks: number[];
+  text: string;
+}
+
+const OWNER: Person = { id: "owner", displayName: "Me" };
+const GAP_MS = SPAN_MS / ROWS;
+
+/** Message i (i may run past ROWS: the ingest rounds continue the history). */
+export function generate(world: World, i: number): Generated {
+  const channel = world.channels[world.channelIndex()] as Channel;
+  const r = rng();
+  const direction: Direction = r < OUTBOUND_SHARE ? "outbound" : "inbound";
+  const people = r < OUTBOUND_SHARE + STRANGER_SHARE ? world.strangers : world.known;
+  const sender = direction === "outbound" ? OWNER : (people[channel.source][randInt(150)] as Person);
+  const ranks = Array.from({ length: 2 + randInt(24) }, () => world.wordRank());
+  return {
+    channel,
+    sender,
+    direction,
+    messageTs: Math.round(START_MS + i * GAP_MS),
+    platformId: `${channel.source === "device_messenger" ? "guid" : "sf"}-${i}`,
+    ranks,
+    text: ranks.map(wordOf).join(" "),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Keeps the search index (migration-search.ts) in step with `messages`: the message store's four writes
+ * (insert, insertIfNew, setText, markDeleted) are wrapped so each also writes the index in the same
+ * transaction. Visible messages only (allowed, outbound); an edit re-indexes under the same row; a
+ * tombstone leaves the index. A new write to messages.text or allowlist_status must come through here.
+ */
+import type { Database } from "bun:sqlite";
+import type { MessageRow, MessageStore } from "./messages.ts";
+
+type Indexed = Pick<MessageRow, "id" | "channel_id" | "source" | "message_ts" | "allowlist_status">;
+type Op = { row: number; text: string; channel: string; source: string } | { row: number; text: null };
+
+const visible = (m: Indexed) => m.allowlist_status === "allowed" || m.allowlist_status === "outbound";
+
+/**
+ * FTS5 flushes its pending terms into a new segment whenever a statement opens a savepoint (any write
+ * with a trigger does), so inside the store's transactions the FTS writes are held and made together
+ * when the work returns (`deferred`); elsewhere they are made at once. The row map is written at once.
+ */
+export function createSearchIndex(db: Database) {
+  const addRow = db.prepare<unknown, [string, number]>(
+    "INSERT INTO message_search_rows (message_id, message_ts) VALUES (?1, ?2)",
+  );
+  const rowOf = db.prepare<{ row: number }, [string]>(
+    "SELECT row FROM message_search_rows WHERE message_id = ?1",
+  );
+  // The tags of search-query.ts (channelTag, sourceTag), written as SQL.
+  const addText = db.prepare<unknown, [number, string, string, string]>(
+    "INSERT INTO message_search (rowid, body, tags) VALUES (?1, ?2, 'c' || hex(?3) || ' s' || hex(?4))",
+  );
+  const removeText = db.prepare<unknown, [number]>("DELETE FROM message_search WHERE rowid = ?1");
+  const held: Op[] = [];
+  let depth = 0;
+  const apply = (op: Op) =>
+    op.text === null ? removeText.run(op.row) : addText.run(op.row, op.text, op.channel, op.source);
+  const write = (op: Op) => (depth > 0 ? held.push(op) : apply(op));
+  const rowIfVisible = (m: Indexed) => (visible(m) ? rowOf.get(m.id)?.row : undefined);
+
+  return {
+    /** A message just stored. */
+    added(m: Indexed & { text: string }): void {
+      if (!visible(m)) return;
+      const row = Number(addRow.run(m.id, m.message_ts).lastInsertRowid);
+      write({ row, text: m.text, channel: m.channel_id, source: m.source });
+    },
+    /** A stored message (as it was) whose text is now `text`. */
+    edited(m: Indexed, text: string): void {
+      const row = rowIfVisible(m);
+      if (row === undefined) return;
+      write({ row, text: null });
+      write({ row, text, channel: m.channel_id, source: m.source });
+    },
+    /** A stored message (as it was) that is now a tombstone. Its row is kept, never reused. */
+    removed(m: Indexed): void {
+      const row = rowIfVisible(m);
+      if (row !== undefined) write({ row, text: null });
+    },
+    /** Runs `work` inside a transaction, holding the FTS writes until it returns (dropped if it throws). */
+    deferred<T>(work: () => T): T {
+      const mark = held.length;
+      depth++;
+      try {
+        const result = work();
+        if (depth === 1) for (const op of held.splice(0)) apply(op);
+        return result;
+      } catch (err) {
+        held.length = mark;
+        throw err;
+      } finally {
+        depth--;
+      }
+    },
+  };
+}
+
+export type SearchIndex = ReturnType<typeof createSearchIndex>;
+
+/** The message store with every write to text or visibility also written to the search index. */
+export function withSearchIndex(messages: MessageStore, index: SearchIndex, db: Database): MessageStore {
+  const atomic = <T>(work: () => T): T => (db.inTransaction ? work() : db.transaction(work).immediate());
+  return {
+    ...messages,
+    insert: (row) =>
+      atomic(() => {
+        messages.insert(row);
+        index.added(row);
+      }),
+    insertIfNew: (row) =>
+      atomic(() => {
+        const stored = messages.insertIfNew(row);
+        if (stored) index.added(row);
+        return stored;
+      }),
+    setText: (id, text) =>
+      atomic(() => {
+        const before = messages.get(id);
+        messages.setText(id, text);
+        if (before) index.edited(before, text);
+      }),
+    markDeleted: (id) =>
+      atomic(() => {
+        const before = messages.get(id);
+        messages.markDeleted(id);
+        if (before) index.removed(before);
+      }),
+  };
+}
