@@ -68,7 +68,7 @@ const DETAILS: Record<CommandName, string> = {
     "for GW_AGENT_ID into the session (implies --extended); start Claude Code with",
     "  claude --dangerously-load-development-channels server:gw",
     "With GW_MCP_OWNER=<person_id> a channel also relays Claude Code's permission prompts to that person's",
-    "one-to-one chats; their \"yes <id>\" or \"no <id>\" there answers (GW_MCP_APPROVAL_EXPIRY_S, default 600).",
+    'one-to-one chats; their "yes <id>" or "no <id>" there answers (GW_MCP_APPROVAL_EXPIRY_S, default 600).',
     "",
     MCP_SETUP,
   ].join("\n"),
