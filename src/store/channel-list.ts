@@ -1,11 +1,13 @@
 /**
- * The channel list (extensions.md §2): a read model that triggers keep in step with messages and read marks
- * (migration 5), so a page is one indexed query: channels with a visible message, newest activity first,
- * with the asking agent's unread count (or a person's one-to-one channels: the phone approval's targets). Connectors write names and participants (`name` wins; else the
- * route joins the participants' names); a name arriving before any message makes a row not yet listed.
+ * The channel list (extensions.md §2), a read model kept in step with messages by the message store's
+ * writes (`added`, `removed`; store/message-writes.ts) and with read marks by a trigger (migration 5): a
+ * page is one indexed query, newest activity first, with the asking agent's unread count (or a person's
+ * one-to-one channels). Connectors write names and participants (`name` wins, else the route joins the
+ * participants' names); a name arriving before any message makes a row not yet listed.
  */
 import type { Database } from "bun:sqlite";
 import type { ChannelType, Source } from "../core/envelope.ts";
+import type { MessageRow } from "./messages.ts";
 
 export interface ChannelName {
   channelId: string;
@@ -45,7 +47,46 @@ export const CHANNEL_PAGE_SQL = (filter: PageFilter) => `
     ${filter === "person" ? "AND l.person_id = $person AND ($source IS NULL OR l.source = $source)" : ""}
   ORDER BY l.last_visible_at DESC, l.channel_id DESC LIMIT $limit`;
 
+type Written = Pick<
+  MessageRow,
+  | "id"
+  | "channel_id"
+  | "source"
+  | "channel_type"
+  | "direction"
+  | "person_id"
+  | "message_ts"
+  | "allowlist_status"
+>;
+
+const visible = (m: Written) => m.allowlist_status === "allowed" || m.allowlist_status === "outbound";
+
+/** A visible message stored: the channel's newest activity, allowed count and (one-to-one) person. */
+const ADDED_SQL = `
+  INSERT INTO channel_list (channel_id, source, channel_type, person_id, last_visible_at, allowed_count)
+  VALUES ($channel, $source, $type, $person, $ts, $allowed)
+  ON CONFLICT (channel_id) DO UPDATE SET
+    person_id = coalesce(excluded.person_id, person_id),
+    last_visible_at = max(coalesce(last_visible_at, excluded.last_visible_at), excluded.last_visible_at),
+    allowed_count = allowed_count + excluded.allowed_count`;
+
+/** A visible message now a tombstone: counted out, the newest activity found again. */
+const REMOVED_SQL = `
+  UPDATE channel_list SET
+    allowed_count = allowed_count - $allowed,
+    last_visible_at = (SELECT max(t) FROM (
+      SELECT max(message_ts) AS t FROM messages WHERE channel_id = $channel AND allowlist_status = 'allowed'
+      UNION ALL SELECT max(message_ts) FROM messages WHERE channel_id = $channel AND allowlist_status = 'outbound'))
+  WHERE channel_id = $channel`;
+
+const UNREAD_SQL = `
+  UPDATE channel_reads SET read_count = read_count - 1
+  WHERE channel_id = $channel AND agent_id IN (SELECT agent_id FROM read_marks WHERE message_id = $id)`;
+
 export function createChannelListStore(db: Database) {
+  const addedStmt = db.prepare<unknown, [Record<string, string | number | null>]>(ADDED_SQL);
+  const removedStmt = db.prepare<unknown, [Record<string, string | number>]>(REMOVED_SQL);
+  const unreadStmt = db.prepare<unknown, [Record<string, string>]>(UNREAD_SQL);
   const name = db.prepare<unknown, [Record<string, string>]>(
     `INSERT INTO channel_list (channel_id, source, channel_type, name, participants)
      VALUES ($id, $source, $type, $name, $participants)
@@ -58,6 +99,25 @@ export function createChannelListStore(db: Database) {
     person: db.prepare<ChannelListRow, [Record<string, string | number | null>]>(CHANNEL_PAGE_SQL("person")),
   };
   return {
+    /** A message just stored (the caller holds the transaction); only a visible one counts. */
+    added(m: Written): void {
+      if (!visible(m)) return;
+      addedStmt.run({
+        $channel: m.channel_id,
+        $source: m.source,
+        $type: m.channel_type,
+        $person: m.channel_type === "dm" && m.direction === "inbound" ? m.person_id : null,
+        $ts: m.message_ts,
+        $allowed: m.allowlist_status === "allowed" ? 1 : 0,
+      });
+    },
+    /** A stored message (as it was) that is now a tombstone, its row already marked. */
+    removed(m: Written): void {
+      if (!visible(m)) return;
+      const allowed = m.allowlist_status === "allowed";
+      removedStmt.run({ $channel: m.channel_id, $allowed: allowed ? 1 : 0 });
+      if (allowed) unreadStmt.run({ $channel: m.channel_id, $id: m.id });
+    },
     /** Sets channels' names and participants (a row that already says so is not written). */
     setNames: (names: readonly ChannelName[]): void => {
       for (const n of names)

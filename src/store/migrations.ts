@@ -209,10 +209,11 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
   `,
   },
-  // 5: the channel list (extensions.md §2) as a read model kept in step by triggers, whatever writes a
-  // message or a read mark: per channel its newest visible message, allowed count and, for a one-to-one
-  // channel, the allowlisted person in it; per agent and channel the allowed messages read; names come
-  // from the connectors. Existing rows are counted here.
+  // 5: the channel list (extensions.md §2) as a read model: per channel its newest visible message,
+  // allowed count and, for a one-to-one channel, the allowlisted person in it (kept by the message store's
+  // writes, store/message-writes.ts: a trigger on messages would cost every insert a statement journal);
+  // per agent and channel the allowed messages read (a trigger on read marks); names come from the
+  // connectors. Existing rows are counted here.
   `
   CREATE TABLE channel_list (
     channel_id       TEXT PRIMARY KEY,
@@ -239,33 +240,6 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
 
   CREATE INDEX events_message ON events (message_id, id);
-
-  CREATE TRIGGER channel_list_on_insert AFTER INSERT ON messages
-  WHEN new.allowlist_status IN ('allowed', 'outbound') BEGIN
-    INSERT INTO channel_list (channel_id, source, channel_type, person_id, last_visible_at, allowed_count)
-    VALUES (new.channel_id, new.source, new.channel_type,
-      CASE WHEN new.channel_type = 'dm' AND new.direction = 'inbound' THEN new.person_id END,
-      new.message_ts, new.allowlist_status = 'allowed')
-    ON CONFLICT (channel_id) DO UPDATE SET
-      person_id = coalesce(excluded.person_id, person_id),
-      last_visible_at = max(coalesce(last_visible_at, excluded.last_visible_at), excluded.last_visible_at),
-      allowed_count = allowed_count + excluded.allowed_count;
-  END;
-
-  CREATE TRIGGER channel_list_on_delete AFTER UPDATE OF allowlist_status ON messages
-  WHEN new.allowlist_status = 'deleted' AND old.allowlist_status IN ('allowed', 'outbound') BEGIN
-    UPDATE channel_list SET
-      allowed_count = allowed_count - (old.allowlist_status = 'allowed'),
-      last_visible_at = (SELECT max(t) FROM (
-        SELECT max(message_ts) AS t FROM messages
-        WHERE channel_id = old.channel_id AND allowlist_status = 'allowed'
-        UNION ALL SELECT max(message_ts) FROM messages
-        WHERE channel_id = old.channel_id AND allowlist_status = 'outbound'))
-    WHERE channel_id = old.channel_id;
-    UPDATE channel_reads SET read_count = read_count - 1
-    WHERE old.allowlist_status = 'allowed' AND channel_id = old.channel_id
-      AND agent_id IN (SELECT agent_id FROM read_marks WHERE message_id = old.id);
-  END;
 
   CREATE TRIGGER channel_reads_on_mark AFTER INSERT ON read_marks BEGIN
     INSERT INTO channel_reads (agent_id, channel_id, read_count)

@@ -1,11 +1,11 @@
 /**
  * Keeps the search index (migration-search.ts) in step with `messages`: the message store's four writes
- * (insert, insertIfNew, setText, markDeleted) are wrapped so each also writes the index in the same
- * transaction. Visible messages only (allowed, outbound); an edit re-indexes under the same row; a
+ * (insert, insertIfNew, setText, markDeleted) also write the index in the same transaction
+ * (store/message-writes.ts). Visible messages only (allowed, outbound); an edit re-indexes under the same row; a
  * tombstone leaves the index. A new write to messages.text or allowlist_status must come through here.
  */
 import type { Database } from "bun:sqlite";
-import type { MessageRow, MessageStore } from "./messages.ts";
+import type { MessageRow } from "./messages.ts";
 
 type Indexed = Pick<MessageRow, "id" | "channel_id" | "source" | "message_ts" | "allowlist_status">;
 type Op = { row: number; text: string; channel: string; source: string } | { row: number; text: null };
@@ -74,34 +74,3 @@ export function createSearchIndex(db: Database) {
 }
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;
-
-/** The message store with every write to text or visibility also written to the search index. */
-export function withSearchIndex(messages: MessageStore, index: SearchIndex, db: Database): MessageStore {
-  const atomic = <T>(work: () => T): T => (db.inTransaction ? work() : db.transaction(work).immediate());
-  return {
-    ...messages,
-    insert: (row) =>
-      atomic(() => {
-        messages.insert(row);
-        index.added(row);
-      }),
-    insertIfNew: (row) =>
-      atomic(() => {
-        const stored = messages.insertIfNew(row);
-        if (stored) index.added(row);
-        return stored;
-      }),
-    setText: (id, text) =>
-      atomic(() => {
-        const before = messages.get(id);
-        messages.setText(id, text);
-        if (before) index.edited(before, text);
-      }),
-    markDeleted: (id) =>
-      atomic(() => {
-        const before = messages.get(id);
-        messages.markDeleted(id);
-        if (before) index.removed(before);
-      }),
-  };
-}

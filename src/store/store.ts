@@ -12,18 +12,20 @@ import { createDeliveryStore } from "./deliveries.ts";
 import { createEventStore } from "./events.ts";
 import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
+import { withReadModels } from "./message-writes.ts";
 import { createMessageStore } from "./messages.ts";
 import type { MigrationProgress } from "./migrations.ts";
 import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
 import { createSearchStore } from "./search.ts";
-import { createSearchIndex, withSearchIndex } from "./search-index.ts";
+import { createSearchIndex } from "./search-index.ts";
 
 export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
   const searchIndex = createSearchIndex(db);
+  const channelList = createChannelListStore(db);
   return {
     db,
-    messages: withSearchIndex(createMessageStore(db), searchIndex, db),
+    messages: withReadModels(createMessageStore(db), { index: searchIndex, channelList }, db),
     reads: createReadStore(db),
     attachments: createAttachmentStore(db),
     deliveries: createDeliveryStore(db),
@@ -31,7 +33,7 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
     identities: createIdentityStore(db),
     idempotency: createIdempotencyStore(db),
     channels: createChannelStore(db),
-    channelList: createChannelListStore(db),
+    channelList,
     events: createEventStore(db),
     search: createSearchStore(db),
     /** Runs `work` in one IMMEDIATE transaction: all of its writes or none (search index writes last). */
