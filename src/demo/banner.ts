@@ -42,6 +42,13 @@ ${send(FRIEND, "Sounds good!")}
 Post in the Discord channel #general:
 ${send(b.discordChannelId, "Hello from my agent!")}
 
+Search both platforms (full text; words only):
+  curl -s ${h} -H "X-Agent-ID: me" "${b.base}/messages/search?q=lunch"
+
+React 👍 on Discord to ${FRIEND_NAME}'s message about the new build (its id found by search):
+  ID=$(curl -s ${h} -H "X-Agent-ID: me" "${b.base}/messages/search?q=build&source=community_chat" | grep -o 'msg_[0-9A-Z]*' | head -1)
+  curl -s ${h} -H "Content-Type: application/json" -d "{\\"message_id\\": \\"$ID\\", \\"emoji\\": \\"👍\\"}" ${b.base}/messages/react
+
 Mark everything read (ids from the unread answer):
   curl -s ${h} -H "X-Agent-ID: me" -H "Content-Type: application/json" \\
     -d '{"message_ids": ["msg_..."]}' ${b.base}/messages/mark_read

@@ -62,6 +62,31 @@ test.each([false, true])(
       );
       expect(unread[0]?.sender.display_name).toBe("Demo Friend");
       expect(new Set(unread.map((m) => m.sender.person_id))).toEqual(new Set(["demo-friend"]));
+      // The search and react lines work as printed (bash and curl, as a newcomer pastes them).
+      const printed = (heading: string, n: number) =>
+        out
+          .slice(out.indexOf(heading))
+          .split("\n")
+          .slice(1, 1 + n)
+          .join("\n");
+      const paste = (script: string) => {
+        const r = Bun.spawnSync(["bash", "-c", script], { stdout: "pipe", stderr: "pipe" });
+        return JSON.parse(r.stdout.toString() || "null") as Record<string, unknown> | null;
+      };
+      const found = await waitFor(() => {
+        const r = paste(printed("Search both platforms", 1)) as Listed | null;
+        return r && r.messages.length > 0 ? r.messages : undefined;
+      }, "the printed search line finds lunch");
+      expect(
+        found.every((m) => (m as unknown as { text: string }).text.toLowerCase().includes("lunch")),
+      ).toBe(true);
+      const reacted = await waitFor(() => {
+        const r = paste(printed("React 👍 on Discord", 2));
+        return r && "removed" in r ? r : undefined;
+      }, "the printed react lines");
+      expect(reacted).toMatchObject({ emoji: "👍", removed: false });
+      expect(String(reacted.message_id)).toMatch(/^msg_/);
+
       const quarantined = await waitFor(
         async () => bothSources(await list("/messages/quarantine")),
         "quarantine from both",
