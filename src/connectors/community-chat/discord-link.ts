@@ -120,32 +120,8 @@ const guildIdsOf = (guilds: unknown): string[] =>
     ? guilds.flatMap((g: { id?: unknown } | null) => (typeof g?.id === "string" ? [g.id] : []))
     : [];
 
-/** No worker sharding: it breaks inside the compiled binary. */
 export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.GuildMessageReactions,
-      GatewayIntentBits.DirectMessageReactions,
-    ],
-    partials: [Partials.Channel],
-    allowedMentions: { parse: [] },
-    makeCache: Options.cacheWithLimits(CACHE_LIMITS),
-    // Archived threads are swept (hourly, those archived over 4 h ago), as discord.js does by default.
-    sweepers: { ...Options.DefaultSweeperSettings },
-    rest: {
-      api: o.apiUrl,
-      timeout: o.restTimeoutMs,
-      retries: o.restRetries,
-      rejectOnRateLimit: (info) => info.timeToReset > o.maxRateLimitWaitMs,
-    },
-    ...(o.throttleIdentify
-      ? {}
-      : { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) } }),
-  });
+  const client = newClient(o);
   let bot: { id: string; name: string } | null = null;
   /**
    * Thrown inside @discordjs/ws's un-awaited frame handler, an error would be an unhandled rejection, which
@@ -160,21 +136,9 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
         on.warn(`a ${what} dispatch could not be handled; it was dropped`, err);
       }
     };
-  // discord.js's packet handlers trust every payload (a MESSAGE_CREATE with a null author throws).
-  const manager = client.ws as unknown as {
-    handlePacket(packet?: { t?: unknown }, shard?: unknown): boolean;
-  };
-  const handlePacket = manager.handlePacket.bind(manager);
+  guardPackets(client, on);
   /** The gateway session (READY), part of each change's key. */
   let session = "";
-  manager.handlePacket = (packet, shard) => {
-    try {
-      return handlePacket(packet, shard);
-    } catch (err) {
-      on.warn(`discord.js could not handle a ${String(packet?.t)} dispatch; it was dropped`, err);
-      return true;
-    }
-  };
 
   client.ws.on(
     GatewayDispatchEvents.Ready,
@@ -229,30 +193,7 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
       const at = client.ws.shards.first()?.lastPingTimestamp ?? -1;
       return at > 0 ? at : null;
     },
-    post: async (channelId: string, body: object): Promise<{ id: string }> =>
-      (await client.rest.post(Routes.channelMessages(channelId), { body })) as { id: string },
-    /** Up to `limit` (≤ 100) messages, newest first: the newest, or those right before `before`. */
-    history: async (channelId: string, q: { before?: string; limit: number }): Promise<unknown[]> =>
-      (await client.rest.get(Routes.channelMessages(channelId), {
-        query: new URLSearchParams({ ...(q.before ? { before: q.before } : {}), limit: String(q.limit) }),
-      })) as unknown[],
-    /** The bot's own reaction on a message, added or removed (a repeat changes nothing). */
-    react: async (channelId: string, messageId: string, emoji: string, remove: boolean): Promise<void> => {
-      const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
-      await (remove ? client.rest.delete(route) : client.rest.put(route));
-    },
-    /** Edits one of the bot's messages; Discord answers the message with its `edited_timestamp`. */
-    edit: async (
-      channelId: string,
-      messageId: string,
-      content: string,
-    ): Promise<{ edited_timestamp?: unknown }> =>
-      (await client.rest.patch(Routes.channelMessage(channelId, messageId), {
-        body: { content, allowed_mentions: { parse: [] } },
-      })) as { edited_timestamp?: unknown },
-    /** Opens (or finds) the DM channel with a user: the channel object, with its `last_message_id`. */
-    openDm: async (userId: string): Promise<unknown> =>
-      await client.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+    ...restCalls(client.rest),
     destroy: () => client.destroy(),
     /** How many entries discord.js's caches hold (tests and the soak benchmark watch them stay small). */
     cacheSizes: () => ({
@@ -265,5 +206,79 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
         0,
       ),
     }),
+  };
+}
+
+/** The REST calls gw makes, each one request through discord.js's queue (rate limits, retries). */
+function restCalls(rest: Client["rest"]) {
+  return {
+    post: async (channelId: string, body: object): Promise<{ id: string }> =>
+      (await rest.post(Routes.channelMessages(channelId), { body })) as { id: string },
+    /** Up to `limit` (≤ 100) messages, newest first: the newest, or those right before `before`. */
+    history: async (channelId: string, q: { before?: string; limit: number }): Promise<unknown[]> =>
+      (await rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ ...(q.before ? { before: q.before } : {}), limit: String(q.limit) }),
+      })) as unknown[],
+    /** The bot's own reaction on a message, added or removed (a repeat changes nothing). */
+    react: async (channelId: string, messageId: string, emoji: string, remove: boolean): Promise<void> => {
+      const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
+      await (remove ? rest.delete(route) : rest.put(route));
+    },
+    /** Edits one of the bot's messages; Discord answers the message with its `edited_timestamp`. */
+    edit: async (
+      channelId: string,
+      messageId: string,
+      content: string,
+    ): Promise<{ edited_timestamp?: unknown }> =>
+      (await rest.patch(Routes.channelMessage(channelId, messageId), {
+        body: { content, allowed_mentions: { parse: [] } },
+      })) as { edited_timestamp?: unknown },
+    /** Opens (or finds) the DM channel with a user: the channel object, with its `last_message_id`. */
+    openDm: async (userId: string): Promise<unknown> =>
+      await rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+  };
+}
+
+/** The client: gw's intents, caches and REST settings. No worker sharding: it breaks inside the compiled binary. */
+function newClient(o: LinkOptions): Client {
+  return new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.GuildMessageReactions,
+      GatewayIntentBits.DirectMessageReactions,
+    ],
+    partials: [Partials.Channel],
+    allowedMentions: { parse: [] },
+    makeCache: Options.cacheWithLimits(CACHE_LIMITS),
+    // Archived threads are swept (hourly, those archived over 4 h ago), as discord.js does by default.
+    sweepers: { ...Options.DefaultSweeperSettings },
+    rest: {
+      api: o.apiUrl,
+      timeout: o.restTimeoutMs,
+      retries: o.restRetries,
+      rejectOnRateLimit: (info) => info.timeToReset > o.maxRateLimitWaitMs,
+    },
+    ...(o.throttleIdentify
+      ? {}
+      : { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) } }),
+  });
+}
+
+/** discord.js's packet handlers trust every payload (a MESSAGE_CREATE with a null author throws): caught. */
+function guardPackets(client: Client, on: LinkEvents): void {
+  const manager = client.ws as unknown as {
+    handlePacket(packet?: { t?: unknown }, shard?: unknown): boolean;
+  };
+  const handlePacket = manager.handlePacket.bind(manager);
+  manager.handlePacket = (packet, shard) => {
+    try {
+      return handlePacket(packet, shard);
+    } catch (err) {
+      on.warn(`discord.js could not handle a ${String(packet?.t)} dispatch; it was dropped`, err);
+      return true;
+    }
   };
 }

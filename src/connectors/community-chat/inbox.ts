@@ -35,10 +35,44 @@ export interface InboxDeps {
 
 export type Staged = Promise<StagedAttachment[][]>;
 
+/**
+ * Stores with `write` until it holds (false: nothing to store, the connector stopped): a failed
+ * transaction is logged once while it keeps failing and tried again with backoff (`again` prepares the
+ * next try); `storeError` is the failure while it lasts.
+ */
+function storeRetry(deps: Pick<InboxDeps, "log" | "pause" | "ingestRetryMaxMs">) {
+  let storeError: string | null = null;
+  const storeUntilStored = async (
+    channelId: string,
+    what: string,
+    write: () => Promise<boolean> | boolean,
+    again: () => void = () => {},
+  ): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (!(await write())) return;
+        storeError = null;
+        return;
+      } catch (err) {
+        if (storeError === null)
+          deps.log.error(
+            { err: String(err), channel_id: channelId },
+            `storing Discord ${what} failed; retrying`,
+          );
+        storeError = String(err);
+      }
+      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
+      again();
+    }
+  };
+  return { storeUntilStored, storeError: () => storeError };
+}
+
 export function createInbox(deps: InboxDeps) {
   let ingest: Ingest | null = null;
   const slot = createSlots(INBOUND_FILES_AT_ONCE);
-  let storeError: string | null = null;
+  const retry = storeRetry(deps);
+  const storeUntilStored = retry.storeUntilStored;
 
   /**
    * Queues the attachment downloads of a batch at once (Discord's links expire), INBOUND_FILES_AT_ONCE at a
@@ -65,35 +99,6 @@ export function createInbox(deps: InboxDeps) {
   };
 
   const discard = (staged: readonly StagedAttachment[][]) => removeStaged(deps.attachmentDir, staged.flat());
-
-  /**
-   * Stores with `write` until it holds (false: nothing to store, the connector stopped): a failed
-   * transaction is logged once while it keeps failing and tried again with backoff (`again` prepares the
-   * next try).
-   */
-  const storeUntilStored = async (
-    channelId: string,
-    what: string,
-    write: () => Promise<boolean> | boolean,
-    again: () => void = () => {},
-  ): Promise<void> => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        if (!(await write())) return;
-        storeError = null;
-        return;
-      } catch (err) {
-        if (storeError === null)
-          deps.log.error(
-            { err: String(err), channel_id: channelId },
-            `storing Discord ${what} failed; retrying`,
-          );
-        storeError = String(err);
-      }
-      await deps.pause(Math.min(1_000 * 2 ** attempt, deps.ingestRetryMaxMs));
-      again();
-    }
-  };
 
   /**
    * Waits for the batch's downloads and stores it with the channel's new position. A failed transaction
@@ -165,7 +170,7 @@ export function createInbox(deps: InboxDeps) {
       ingest = target;
     },
     /** The failure of the last store attempt while it keeps failing, else null. */
-    storeError: () => storeError,
+    storeError: retry.storeError,
   };
 }
 
