@@ -24,14 +24,14 @@ import {
 } from "./search-settings.ts";
 import { generate, type World, wordOf } from "./search-world.ts";
 
-type Batch = {
+export type Batch = {
   source: NormalizedMessage["source"];
   messages: NormalizedMessage[];
   changes: NormalizedChange[];
 };
 
 /** A round's batches: `count` messages from index `first`, `size` per batch, plus 2 % of the batch before changed. */
-function roundBatches(world: World, first: number, count: number, size: number): Batch[] {
+export function roundBatches(world: World, first: number, count: number, size: number): Batch[] {
   const batches: Batch[] = [];
   let previous: NormalizedMessage[] = [];
   for (let start = first; start < first + count; start += size) {
@@ -74,7 +74,7 @@ function roundBatches(world: World, first: number, count: number, size: number):
   return batches;
 }
 
-function ingestOf(store: Store, world: World) {
+export function ingestOf(store: Store, world: World) {
   let now = START_MS + 3 * 365 * 86_400_000;
   return createIngest({
     store,
