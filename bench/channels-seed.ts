@@ -1,10 +1,11 @@
 /**
- * The data bench/channels.ts lists, all written through the store's production paths so that migration 5's
- * triggers keep the channel list as gw would: names first (store.channelList.setNames, as connectors do
- * on connect, plus named channels that never get a message), then the messages (store-queries-seed.ts:
- * createIngest for the first BENCH_INGEST_ROWS, store.messages.insert for the rest), then read marks
- * (store.reads.markRead, MARK_BATCH ids a call), then unsends (store.messages.markDeleted: scattered
- * messages, channels' newest messages, whole small channels) and renames. Deterministic for a seed.
+ * The data bench/channels.ts lists, all written through the store's production paths so that the channel
+ * list is kept as gw keeps it (the message store's writes, migration 5's read-marks trigger): names
+ * first (store.channelList.setNames, as connectors do on connect, plus named channels that never get a
+ * message), then the messages (store-queries-seed.ts: createIngest for the first BENCH_INGEST_ROWS,
+ * store.messages.insert for the rest), then read marks (store.reads.markRead, MARK_BATCH ids a call),
+ * then unsends (store.messages.markDeleted: scattered messages, channels' newest messages, whole small
+ * channels) and renames. Deterministic for a seed.
  */
 import type { ChannelName } from "../src/store/channel-list.ts";
 import type { Store } from "../src/store/store.ts";

@@ -13,8 +13,8 @@ export const REQUESTS = intEnv("BENCH_REQUESTS", 2_000, 10);
 export const WARMUP = intEnv("BENCH_WARMUP", 200, 0);
 /** Parallel connections of the concurrent run (api-settings.ts, imported with api-servers.ts, wants ≥ 1 too). */
 export const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 8, 1);
-/** Messages ingested into each copy (with and without the channel-list triggers). */
-export const TRIGGER_ROWS = intEnv("BENCH_TRIGGER_ROWS", 50_000, 1_000);
+/** Messages ingested into each copy (with and without the channel-list upkeep, channels-upkeep.ts). */
+export const UPKEEP_ROWS = intEnv("BENCH_UPKEEP_ROWS", 50_000, 1_000);
 export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 10, 0);
 export const KEEP = process.env.BENCH_KEEP === "1";
 

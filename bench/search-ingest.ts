@@ -1,7 +1,9 @@
 /**
- * Ingest throughput with the search index and without, same run: two copies of the same migrated store,
- * one as gw opens it and one whose message store skips the index writes (exactly today's work), fed the same
- * batches through createIngest (split by source, webhooks on, synchronous=FULL commits, plus edits of
+ * Ingest throughput with the search index and the channel list kept in step, and without either, same
+ * run: two copies of the same migrated store, one as gw opens it (withReadModels: both read models
+ * written with each message) and one whose message store is the bare createMessageStore (neither: exactly
+ * the ingest of the previous release, before search and the channel list), fed the same batches through
+ * createIngest (split by source, webhooks on, synchronous=FULL commits, plus edits of
  * 2 % of the previous batch, one in five a delete): catch-up batches of 500 and live single messages.
  * Rounds alternate ABBA; each side's figure is the median of its rounds' messages per second.
  */
@@ -22,14 +24,14 @@ import {
 } from "./search-settings.ts";
 import { generate, type World, wordOf } from "./search-world.ts";
 
-type Batch = {
+export type Batch = {
   source: NormalizedMessage["source"];
   messages: NormalizedMessage[];
   changes: NormalizedChange[];
 };
 
 /** A round's batches: `count` messages from index `first`, `size` per batch, plus 2 % of the batch before changed. */
-function roundBatches(world: World, first: number, count: number, size: number): Batch[] {
+export function roundBatches(world: World, first: number, count: number, size: number): Batch[] {
   const batches: Batch[] = [];
   let previous: NormalizedMessage[] = [];
   for (let start = first; start < first + count; start += size) {
@@ -72,7 +74,7 @@ function roundBatches(world: World, first: number, count: number, size: number):
   return batches;
 }
 
-function ingestOf(store: Store, world: World) {
+export function ingestOf(store: Store, world: World) {
   let now = START_MS + 3 * 365 * 86_400_000;
   return createIngest({
     store,

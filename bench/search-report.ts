@@ -1,8 +1,9 @@
 /**
  * bench/search.ts's report: the run's lines (stores, migration, index size, ingest rounds), the table of
  * query cases (HTTP and in-process p50/p99, rows found), the summary rows with their targets (search p99
- * over HTTP ≤ P99_BUDGET_MS for the whole mix and per case; ingest with the index ≥ INGEST_RATIO_MIN ×
- * without) and the JSON line, through lib/report.ts.
+ * over HTTP ≤ P99_BUDGET_MS for the whole mix and per case; ingest with the search index and the
+ * channel list ≥ INGEST_RATIO_MIN × without either, the previous release's ingest) and the JSON line,
+ * through lib/report.ts.
  */
 import { plainRow, ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
 import { dist, median } from "./lib/stats.ts";
@@ -43,16 +44,17 @@ function caseTable(cases: readonly CaseResult[]): string[] {
   );
 }
 
-function ingestRow(figure: string, r: Rates): SummaryRow {
+/** An ingest row; `budget`: the issue's (≥ INGEST_RATIO_MIN× in catch-up batches), else reported only. */
+function ingestRow(figure: string, r: Rates, budget: boolean): SummaryRow {
   const w = median(r.with);
   const wo = median(r.without);
   return {
-    figure: `${figure}, with the search index (median of rounds)`,
+    figure: `${figure}, with the search index and the channel list (median of rounds)`,
     value: `${w.toLocaleString("en-US")} msg/s`,
-    baseline: `without ${wo.toLocaleString("en-US")} msg/s`,
+    baseline: `without either (the ingest of the previous release) ${wo.toLocaleString("en-US")} msg/s`,
     ratio: ratio(w, wo),
-    target: `≥ ${INGEST_RATIO_MIN}× without`,
-    pass: w / wo >= INGEST_RATIO_MIN,
+    target: budget ? `≥ ${INGEST_RATIO_MIN}× without either` : "",
+    pass: budget ? w / wo >= INGEST_RATIO_MIN : null,
   };
 }
 
@@ -76,8 +78,8 @@ function summary(run: SearchRun): SummaryRow[] {
       `≤ ${P99_BUDGET_MS} ms`,
       worstP99 <= P99_BUDGET_MS,
     ),
-    ingestRow("ingest, 500-message batches (catch-up)", run.ingest.batch),
-    ingestRow("ingest, one message per transaction (live)", run.ingest.live),
+    ingestRow("ingest, 500-message batches (catch-up)", run.ingest.batch, true),
+    ingestRow("ingest, one message per transaction (live)", run.ingest.live, false),
     plainRow("migration: indexing the stored messages", `${(run.migrationMs / 1000).toFixed(1)} s`),
     plainRow(
       "index size (FTS5 tables + row map)",
