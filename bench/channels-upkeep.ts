@@ -106,7 +106,12 @@ export function storeWithoutListUpkeep(path: string): Store {
   const store = openStore(path);
   const { db } = store;
   const index = createSearchIndex(db);
-  const channelList = { ...createChannelListStore(db), added: () => {}, removed: () => {} };
+  const channelList = {
+    ...createChannelListStore(db),
+    added: () => {},
+    removed: () => {},
+    deferred: <T>(work: () => T): T => work(),
+  };
   return {
     ...store,
     messages: withReadModels(createMessageStore(db), { index, channelList }, db),

@@ -120,8 +120,14 @@ function profiledStore(path: string, arm: ArmName) {
           const t1 = now();
           const r = index.deferred(() => {
             const t2 = now();
-            const r2 = work();
-            inner += now() - t2;
+            const r2 = channelList.deferred(() => {
+              const t3 = now();
+              const r3 = work();
+              inner += now() - t3;
+              return r3;
+            });
+            us.listCalls += now() - t2 - inner;
+            inner = now() - t2;
             return r2;
           });
           deferredUs = now() - t1;

@@ -7,6 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ChannelType, Source } from "../core/envelope.ts";
+import { createHeldWrites } from "./held-writes.ts";
 import type { MessageRow } from "./messages.ts";
 
 export interface ChannelName {
@@ -31,17 +32,14 @@ export type ChannelListRow = {
 
 type PageFilter = "all" | "source" | "person";
 
-const PAGE_INDEX: Record<PageFilter, string> = {
-  all: "channel_list_recent",
-  source: "channel_list_source_recent",
-  person: "channel_list_person_recent",
-};
-
-/** A page of the list, all of it or one source's, or a person's one-to-one channels. */
+/**
+ * A page of the list, all of it or one source's (the activity index walked newest first), or a person's
+ * one-to-one channels (found by person, a handful, then sorted).
+ */
 export const CHANNEL_PAGE_SQL = (filter: PageFilter) => `
   SELECT l.channel_id, l.source, l.channel_type, l.name, l.participants, l.last_visible_at,
     l.allowed_count - coalesce(r.read_count, 0) AS unread_count
-  FROM channel_list l INDEXED BY ${PAGE_INDEX[filter]}
+  FROM channel_list l INDEXED BY ${filter === "person" ? "channel_list_person" : "channel_list_recent"}
   LEFT JOIN channel_reads r ON r.agent_id = $agent AND r.channel_id = l.channel_id
   WHERE l.last_visible_at IS NOT NULL ${filter === "source" ? "AND l.source = $source" : ""}
     ${filter === "person" ? "AND l.person_id = $person AND ($source IS NULL OR l.source = $source)" : ""}
@@ -66,9 +64,15 @@ const ADDED_SQL = `
   INSERT INTO channel_list (channel_id, source, channel_type, person_id, last_visible_at, allowed_count)
   VALUES ($channel, $source, $type, $person, $ts, $allowed)
   ON CONFLICT (channel_id) DO UPDATE SET
-    person_id = coalesce(excluded.person_id, person_id),
     last_visible_at = max(coalesce(last_visible_at, excluded.last_visible_at), excluded.last_visible_at),
     allowed_count = allowed_count + excluded.allowed_count`;
+
+/**
+ * The person of a one-to-one channel, written only when it changes: assigning the column at all would
+ * move its index entry (channel_list_person) on every message.
+ */
+const PERSON_SQL = `
+  UPDATE channel_list SET person_id = $person WHERE channel_id = $channel AND person_id IS NOT $person`;
 
 /** A visible message now a tombstone: counted out, the newest activity found again. */
 const REMOVED_SQL = `
@@ -83,8 +87,49 @@ const UNREAD_SQL = `
   UPDATE channel_reads SET read_count = read_count - 1
   WHERE channel_id = $channel AND agent_id IN (SELECT agent_id FROM read_marks WHERE message_id = $id)`;
 
+type Op = { added: Written } | { removed: Written };
+
+/**
+ * The held writes of a transaction, one per channel: the added messages' newest time, allowed count and
+ * latest person, then each channel with removals found again (after the additions, so a message added
+ * and removed in one transaction is counted out), and one unread fix per removed allowed message.
+ */
+function tally(ops: readonly Op[]) {
+  const added = new Map<string, Record<string, string | number | null>>();
+  const removed = new Map<string, number>();
+  const unread: Record<string, string>[] = [];
+  for (const op of ops) {
+    if ("added" in op) {
+      const m = op.added;
+      const person = m.channel_type === "dm" && m.direction === "inbound" ? m.person_id : null;
+      const allowed = m.allowlist_status === "allowed" ? 1 : 0;
+      const a = added.get(m.channel_id);
+      if (a) {
+        a.$ts = Math.max(Number(a.$ts), m.message_ts);
+        a.$allowed = Number(a.$allowed) + allowed;
+        a.$person = person ?? a.$person ?? null;
+      } else
+        added.set(m.channel_id, {
+          $channel: m.channel_id,
+          $source: m.source,
+          $type: m.channel_type,
+          $person: person,
+          $ts: m.message_ts,
+          $allowed: allowed,
+        });
+    } else {
+      const m = op.removed;
+      const allowed = m.allowlist_status === "allowed" ? 1 : 0;
+      removed.set(m.channel_id, (removed.get(m.channel_id) ?? 0) + allowed);
+      if (allowed) unread.push({ $channel: m.channel_id, $id: m.id });
+    }
+  }
+  return { added, removed, unread };
+}
+
 export function createChannelListStore(db: Database) {
   const addedStmt = db.prepare<unknown, [Record<string, string | number | null>]>(ADDED_SQL);
+  const personStmt = db.prepare<unknown, [Record<string, string>]>(PERSON_SQL);
   const removedStmt = db.prepare<unknown, [Record<string, string | number>]>(REMOVED_SQL);
   const unreadStmt = db.prepare<unknown, [Record<string, string>]>(UNREAD_SQL);
   const name = db.prepare<unknown, [Record<string, string>]>(
@@ -98,26 +143,26 @@ export function createChannelListStore(db: Database) {
     source: db.prepare<ChannelListRow, [Record<string, string | number | null>]>(CHANNEL_PAGE_SQL("source")),
     person: db.prepare<ChannelListRow, [Record<string, string | number | null>]>(CHANNEL_PAGE_SQL("person")),
   };
+  const held = createHeldWrites<Op>((ops) => {
+    const { added, removed, unread } = tally(ops);
+    for (const a of added.values()) {
+      addedStmt.run(a);
+      if (typeof a.$person === "string") personStmt.run({ $channel: String(a.$channel), $person: a.$person });
+    }
+    for (const [channel, allowed] of removed) removedStmt.run({ $channel: channel, $allowed: allowed });
+    for (const u of unread) unreadStmt.run(u);
+  });
   return {
     /** A message just stored (the caller holds the transaction); only a visible one counts. */
     added(m: Written): void {
-      if (!visible(m)) return;
-      addedStmt.run({
-        $channel: m.channel_id,
-        $source: m.source,
-        $type: m.channel_type,
-        $person: m.channel_type === "dm" && m.direction === "inbound" ? m.person_id : null,
-        $ts: m.message_ts,
-        $allowed: m.allowlist_status === "allowed" ? 1 : 0,
-      });
+      if (visible(m)) held.write({ added: m });
     },
     /** A stored message (as it was) that is now a tombstone, its row already marked. */
     removed(m: Written): void {
-      if (!visible(m)) return;
-      const allowed = m.allowlist_status === "allowed";
-      removedStmt.run({ $channel: m.channel_id, $allowed: allowed ? 1 : 0 });
-      if (allowed) unreadStmt.run({ $channel: m.channel_id, $id: m.id });
+      if (visible(m)) held.write({ removed: m });
     },
+    /** Runs `work` inside a transaction, counting its messages per channel when it returns (held-writes.ts). */
+    deferred: held.scope,
     /** Sets channels' names and participants (a row that already says so is not written). */
     setNames: (names: readonly ChannelName[]): void => {
       for (const n of names)

@@ -213,7 +213,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // allowed count and, for a one-to-one channel, the allowlisted person in it (kept by the message store's
   // writes, store/message-writes.ts: a trigger on messages would cost every insert a statement journal);
   // per agent and channel the allowed messages read (a trigger on read marks); names come from the
-  // connectors. Existing rows are counted here.
+  // connectors. One index by newest activity (a source's page filters it); a person's channels by an index
+  // that a new message does not move (an index per filter by activity cost ingest a page per channel
+  // each; bench/search-profile.ts). Existing rows are counted here.
   `
   CREATE TABLE channel_list (
     channel_id       TEXT PRIMARY KEY,
@@ -227,10 +229,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   CREATE INDEX channel_list_recent ON channel_list (last_visible_at, channel_id)
     WHERE last_visible_at IS NOT NULL;
-  CREATE INDEX channel_list_source_recent ON channel_list (source, last_visible_at, channel_id)
-    WHERE last_visible_at IS NOT NULL;
-  CREATE INDEX channel_list_person_recent ON channel_list (person_id, last_visible_at, channel_id)
-    WHERE person_id IS NOT NULL AND last_visible_at IS NOT NULL;
+  CREATE INDEX channel_list_person ON channel_list (person_id) WHERE person_id IS NOT NULL;
 
   CREATE TABLE channel_reads (
     agent_id    TEXT NOT NULL,

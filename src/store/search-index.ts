@@ -5,6 +5,7 @@
  * tombstone leaves the index. A new write to messages.text or allowlist_status must come through here.
  */
 import type { Database } from "bun:sqlite";
+import { createHeldWrites } from "./held-writes.ts";
 import type { MessageRow } from "./messages.ts";
 
 type Indexed = Pick<MessageRow, "id" | "channel_id" | "source" | "message_ts" | "allowlist_status">;
@@ -15,7 +16,8 @@ const visible = (m: Indexed) => m.allowlist_status === "allowed" || m.allowlist_
 /**
  * FTS5 flushes its pending terms into a new segment whenever a statement opens a savepoint (any write
  * with a trigger does), so inside the store's transactions the FTS writes are held and made together
- * when the work returns (`deferred`); elsewhere they are made at once. The row map is written at once.
+ * when the work returns (`deferred`, held-writes.ts); elsewhere they are made at once. The row map is
+ * written at once.
  */
 export function createSearchIndex(db: Database) {
   const addRow = db.prepare<unknown, [string, number]>(
@@ -29,11 +31,12 @@ export function createSearchIndex(db: Database) {
     "INSERT INTO message_search (rowid, body, tags) VALUES (?1, ?2, 'c' || hex(?3) || ' s' || hex(?4))",
   );
   const removeText = db.prepare<unknown, [number]>("DELETE FROM message_search WHERE rowid = ?1");
-  const held: Op[] = [];
-  let depth = 0;
   const apply = (op: Op) =>
     op.text === null ? removeText.run(op.row) : addText.run(op.row, op.text, op.channel, op.source);
-  const write = (op: Op) => (depth > 0 ? held.push(op) : apply(op));
+  const held = createHeldWrites<Op>((ops) => {
+    for (const op of ops) apply(op);
+  });
+  const write = held.write;
   const rowIfVisible = (m: Indexed) => (visible(m) ? rowOf.get(m.id)?.row : undefined);
 
   return {
@@ -56,20 +59,7 @@ export function createSearchIndex(db: Database) {
       if (row !== undefined) write({ row, text: null });
     },
     /** Runs `work` inside a transaction, holding the FTS writes until it returns (dropped if it throws). */
-    deferred<T>(work: () => T): T {
-      const mark = held.length;
-      depth++;
-      try {
-        const result = work();
-        if (depth === 1) for (const op of held.splice(0)) apply(op);
-        return result;
-      } catch (err) {
-        held.length = mark;
-        throw err;
-      } finally {
-        depth--;
-      }
-    },
+    deferred: held.scope,
   };
 }
 
