@@ -1,13 +1,13 @@
-// Viewer bundles imported as text (`with { type: "text" }`) and embedded in the binary.
+// Viewer bundles imported as files (`with { type: "file" }`): the path of the file, embedded in the binary.
 declare module "swagger-ui-dist/swagger-ui-bundle.js" {
-  const text: string;
-  export default text;
+  const path: string;
+  export default path;
 }
 declare module "swagger-ui-dist/swagger-ui.css" {
-  const text: string;
-  export default text;
+  const path: string;
+  export default path;
 }
 declare module "redoc/bundles/redoc.standalone.js" {
-  const text: string;
-  export default text;
+  const path: string;
+  export default path;
 }

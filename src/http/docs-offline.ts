@@ -36,7 +36,7 @@ export async function offlineDocsPage(version: string, viewer: "swagger" | "redo
       log,
     });
     const doc = buildOpenApiDocument(app, version);
-    return (viewer === "redoc" ? redocPage(doc) : swaggerPage(doc)).text();
+    return (await (viewer === "redoc" ? redocPage(doc) : swaggerPage(doc))).text();
   } finally {
     store.close();
   }

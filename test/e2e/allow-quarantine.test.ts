@@ -124,11 +124,14 @@ test.each([false, true])(
     expect(path).toMatch(/\/data\/docs\/gw-\d+\.\d+\.\d+\.html$/);
     const html = readFileSync(path, "utf8");
     expect(html).toContain("SwaggerUIBundle");
+    // The viewer's own bundle (1.7 MB) and stylesheet are inlined, read from the files the binary embeds.
+    expect(html.length).toBeGreaterThan(1_900_000);
     expect(html).toContain('"/messages/unread"');
     const out = join(dir, "api.html");
     const redoc = await run(["docs", "--redoc", "--out", out], env, binary);
     expect(redoc).toMatchObject({ code: 0, stdout: `${out}\n` });
     expect(readFileSync(out, "utf8")).toContain("Redoc.init");
+    expect(readFileSync(out, "utf8").length).toBeGreaterThan(900_000);
     expect((await run(["docs", "--bogus"], env, binary)).code).toBe(2);
   },
 );
