@@ -9,8 +9,7 @@
  *    ones deleted) into a database at the schema before search (search-seed.ts, search-world.ts).
  * 2. Copies it and opens the copy with openStore: the search migration indexes it (timed, progress lines
  *    as gw serve logs them). A second copy of the migrated file gets the bare message store
- *    (createMessageStore: no search index and no channel list writes) with SQLite's default checkpoint
- *    threshold: the previous release's ingest.
+ *    (createMessageStore: no search index and no channel list writes, the previous release's ingest).
  * 3. Ingest with the search index and the channel list vs without either, alternating rounds on the two
  *    copies (search-ingest.ts); the issue's budget: ≥ 0.90× in catch-up batches of 500.
  * 4. Serves the migrated store with gw as `gw serve` builds it (bench/api-server.ts gateway) and times
@@ -73,9 +72,6 @@ function migrateCopies(basePath: string, withPath: string, withoutPath: string) 
   const plain = openStore(withoutPath);
   for (const s of CACHE_MIB > 0 ? [withIndex, plain] : [])
     s.db.run(`PRAGMA cache_size = -${CACHE_MIB * 1024}`);
-  // The previous release: no read model written, and SQLite's own checkpoint threshold (1,000 pages)
-  // where gw now checkpoints between writes (store/checkpoints.ts).
-  plain.db.run("PRAGMA wal_autocheckpoint = 1000");
   const without = { ...plain, messages: createMessageStore(plain.db) };
   return { migrationMs, indexMiB, dbMiB, withIndex, without };
 }

@@ -1,14 +1,12 @@
 /**
  * The state store: one SQLite connection and the per-table modules built on it. Opened once by the
  * composition root and passed down (operator commands that only read open it read-only); writes that
- * belong together go through `transaction`; the WAL is checkpointed between writes (checkpoints.ts);
- * `close()` checkpoints it fully and closes the connection.
+ * belong together go through `transaction`; `close()` checkpoints the WAL and closes the connection.
  */
 import type { Database } from "bun:sqlite";
 import { createAttachmentStore } from "./attachments.ts";
 import { createChannelListStore } from "./channel-list.ts";
 import { createChannelStore } from "./channels.ts";
-import { checkpointWhenIdle } from "./checkpoints.ts";
 import { createCursorStore } from "./cursors.ts";
 import { createDeliveryStore } from "./deliveries.ts";
 import { createEventStore } from "./events.ts";
@@ -25,7 +23,6 @@ import { createSearchIndex } from "./search-index.ts";
 export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
   const searchIndex = createSearchIndex(db);
   const channelList = createChannelListStore(db);
-  const stopCheckpoints = opts.readOnly ? () => {} : checkpointWhenIdle(db);
   return {
     db,
     messages: withReadModels(createMessageStore(db), { index: searchIndex, channelList }, db),
@@ -44,7 +41,6 @@ export function createStore(db: Database, opts: { readOnly?: boolean } = {}) {
       return db.transaction(() => searchIndex.deferred(() => channelList.deferred(work))).immediate();
     },
     close(): void {
-      stopCheckpoints();
       if (!opts.readOnly) db.run("PRAGMA wal_checkpoint(TRUNCATE)");
       db.close();
     },
