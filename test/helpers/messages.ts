@@ -6,6 +6,7 @@ import { createIdFactory } from "../../src/core/ids.ts";
 import type { Clock } from "../../src/core/ports.ts";
 import type { StoredEvent } from "../../src/ingest/changes.ts";
 import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { MessageRow } from "../../src/store/messages.ts";
 import { openStore } from "../../src/store/store.ts";
 import { recordingLogger } from "./logger.ts";
 import { tempDir } from "./temp.ts";
@@ -79,5 +80,29 @@ export function storeWithIngest(
     setAllowlist: (entries: AllowlistEntry[]) => {
       allowlist = buildAllowlist(entries);
     },
+  };
+}
+
+let rows = 0;
+/** A stored message row as the message store takes it (ids, platform ids and times ascend per call). */
+export function messageRow(over: Partial<MessageRow> = {}): MessageRow {
+  rows += 1;
+  return {
+    id: `msg_${String(rows).padStart(26, "0")}`,
+    source: "device_messenger",
+    platform_id: `p${rows}`,
+    channel_id: "+15555550100",
+    channel_type: "dm",
+    sender_id: "+15555550100",
+    sender_name: "Friend",
+    person_id: null,
+    text: `word${rows}`,
+    reply_to: null,
+    message_ts: rows,
+    direction: "inbound",
+    allowlist_status: "allowed",
+    raw: "{}",
+    created_at: rows,
+    ...over,
   };
 }

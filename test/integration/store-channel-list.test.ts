@@ -8,30 +8,11 @@
 import { expect, test } from "bun:test";
 import type { MessageRow } from "../../src/store/messages.ts";
 import type { Store } from "../../src/store/store.ts";
-import { storeWithIngest } from "../helpers/messages.ts";
+import { messageRow, storeWithIngest } from "../helpers/messages.ts";
 
-let n = 0;
-function row(over: Partial<MessageRow> = {}): MessageRow {
-  n += 1;
-  return {
-    id: `msg_${String(n).padStart(26, "0")}`,
-    source: "device_messenger",
-    platform_id: `p${n}`,
-    channel_id: "dm-1",
-    channel_type: "dm",
-    sender_id: "+15555550100",
-    sender_name: "Friend",
-    person_id: "person-a",
-    text: `word${n}`,
-    reply_to: null,
-    message_ts: n,
-    direction: "inbound",
-    allowlist_status: "allowed",
-    raw: "{}",
-    created_at: n,
-    ...over,
-  };
-}
+/** A row in a one-to-one channel of an allowlisted person, unless `over` says otherwise. */
+const row = (over: Partial<MessageRow> = {}): MessageRow =>
+  messageRow({ channel_id: "dm-1", person_id: "person-a", ...over });
 
 type Listed = {
   channel_id: string;

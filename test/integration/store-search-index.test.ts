@@ -5,32 +5,10 @@
  * message; and the search queries scan the index upwards (FTS5's fast direction) and look rows up by key.
  */
 import { describe, expect, test } from "bun:test";
-import type { MessageRow } from "../../src/store/messages.ts";
 import { NEWEST_SQL, RANKED_SQL } from "../../src/store/search.ts";
-import { FRIEND, inbound, storeWithIngest } from "../helpers/messages.ts";
+import { FRIEND, inbound, messageRow, storeWithIngest } from "../helpers/messages.ts";
 
-let n = 0;
-function row(over: Partial<MessageRow> = {}): MessageRow {
-  n += 1;
-  return {
-    id: `msg_${String(n).padStart(26, "0")}`,
-    source: "device_messenger",
-    platform_id: `p${n}`,
-    channel_id: "+15555550100",
-    channel_type: "dm",
-    sender_id: "+15555550100",
-    sender_name: "Friend",
-    person_id: null,
-    text: `word${n}`,
-    reply_to: null,
-    message_ts: n,
-    direction: "inbound",
-    allowlist_status: "allowed",
-    raw: "{}",
-    created_at: n,
-    ...over,
-  };
-}
+const row = messageRow;
 
 function world() {
   const w = storeWithIngest();
