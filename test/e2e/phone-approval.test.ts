@@ -5,7 +5,7 @@
  * each of the owner's one-to-one chats once and never a group; the owner's `yes`/`no` there is the verdict,
  * marked read and never pushed; every other message that looks like an answer is an ordinary message.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { rowText } from "../../src/connectors/device-messenger/rows.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
@@ -94,21 +94,19 @@ const mcpEnv = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-let owner: McpHandle;
-let verdicts: Verdict[];
-
-beforeAll(async () => {
-  await startServe();
-  // The owner's one-to-one chats, seen by gw before gw mcp starts: a Discord DM and an iMessage chat.
-  fake.message(annDm.id, { author: ann, content: "hi bot" });
-  chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "hi from the phone" });
-  await waitFor(async () => {
-    const { channels } = (await get("/channels?person_id=ann")) as { channels: unknown[] };
-    return channels.length === 2 ? channels : undefined;
-  }, "Ann's two one-to-one channels");
-  owner = await connectMcp(["--channel"], mcpEnv({ GW_MCP_OWNER: "ann" }));
-  verdicts = capture(owner);
-}, 30_000);
+// Started at module scope, not in beforeAll: bun test 1.4 may kill every process a file's hooks and tests
+// spawned when a stale timeout fires (oven-sh/bun#38774), which took gw serve and the owner's gw mcp
+// down mid-file under load; processes started here are not tracked.
+await startServe();
+// The owner's one-to-one chats, seen by gw before gw mcp starts: a Discord DM and an iMessage chat.
+fake.message(annDm.id, { author: ann, content: "hi bot" });
+chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "hi from the phone" });
+await waitFor(async () => {
+  const { channels } = (await get("/channels?person_id=ann")) as { channels: unknown[] };
+  return channels.length === 2 ? channels : undefined;
+}, "Ann's two one-to-one channels");
+const owner: McpHandle = await connectMcp(["--channel"], mcpEnv({ GW_MCP_OWNER: "ann" }));
+const verdicts: Verdict[] = capture(owner);
 
 afterAll(async () => {
   await closeAll();
