@@ -28,6 +28,7 @@ export const BENCHES = {
   store: ["store-queries.ts", "the store's hot queries at 1,000,000 messages"],
   channels: ["channels.ts", "GET /channels at 1,000,000 messages in 10,000 channels"],
   search: ["search.ts", "GET /messages/search at 1,000,000 messages, and the index's cost to ingest"],
+  events: ["events.ts", "GET /events at 100,000 events, and gw serve idle on a 100,000-row chat.db"],
   soak: ["soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
 } as const satisfies Record<string, readonly [string, string]>;
 type Name = keyof typeof BENCHES;

@@ -1,0 +1,79 @@
+/**
+ * Child process of bench/events.ts: the raw baseline for GET /events, a bare Bun.serve and a bare
+ * bun:sqlite connection on the seeded database running the route's query (the SQL of
+ * src/store/events.ts) and writing the same JSON (the fields of toEvent, the timestamp by
+ * formatTimestamp). No auth, no framework, no schema; `since` and `limit` read as given.
+ *
+ *   bun run bench/events-raw.ts raw <work dir> <port>
+ *
+ * Reads <work dir>/data/gw.db (the layout of bench/api-server.ts, which serves the gateway side). Prints
+ * `ready <port>` once it accepts connections; closes the database on SIGTERM or SIGINT.
+ */
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { formatTimestamp } from "../src/core/time.ts";
+
+const [mode, dir, portArg] = process.argv.slice(2);
+if (mode !== "raw" || !dir || !portArg) {
+  process.stderr.write("usage: bun run bench/events-raw.ts raw <work dir> <port>\n");
+  process.exit(2);
+}
+const port = Number(portArg);
+const db = new Database(join(dir, "data/gw.db"));
+db.run("PRAGMA busy_timeout = 5000");
+
+interface Row {
+  id: string;
+  kind: string;
+  source: string;
+  channel_id: string;
+  message_id: string;
+  sender_id: string;
+  sender_name: string;
+  person_id: string | null;
+  event_ts: number;
+  data: string;
+}
+
+const after = db.prepare<Row, [string, number]>(
+  "SELECT * FROM events INDEXED BY events_visible WHERE visible = 1 AND id > ?1 ORDER BY id LIMIT ?2",
+);
+
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port,
+  reusePort: false,
+  fetch(req) {
+    const url = new URL(req.url);
+    if (req.method !== "GET" || url.pathname !== "/events") return new Response("not found", { status: 404 });
+    const since = url.searchParams.get("since") ?? "";
+    const limit = Number(url.searchParams.get("limit") ?? 20) || 20;
+    const rows = after.all(since, limit);
+    const events = rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      source: r.source,
+      channel_id: r.channel_id,
+      message_id: r.message_id,
+      sender: { id: r.sender_id, display_name: r.sender_name, person_id: r.person_id },
+      timestamp: formatTimestamp(r.event_ts),
+      data: JSON.parse(r.data),
+    }));
+    return new Response(JSON.stringify({ events, next_since: rows.at(-1)?.id ?? since }), {
+      headers: { "content-type": "application/json" },
+    });
+  },
+});
+
+let stopping = false;
+const onSignal = () => {
+  if (stopping) return;
+  stopping = true;
+  void server.stop(true).then(() => {
+    db.close();
+    process.exit(0);
+  });
+};
+process.on("SIGTERM", onSignal);
+process.on("SIGINT", onSignal);
+process.stdout.write(`ready ${port}\n`);
