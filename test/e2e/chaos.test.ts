@@ -3,9 +3,11 @@
  * cycles of a real `gw serve` across start-up, ingest bursts, webhook delivery and sends in flight,
  * SIGTERM under load, a final clean run, then kill -9 of `gw receiver` mid-run. Every invariant of
  * reliability.md 8.4 is asserted: after every kill (integrity, no duplicate rows, nothing lost at or
- * below the cursors, one delivery row per allowlisted message, no key sent twice) and at the end
+ * below the cursors, one delivery row per allowlisted message, no key sent twice, no event twice or
+ * without its change, changed messages as their events say) and at the end
  * (every source message stored exactly once, every allowlisted one delivered or dead only when always
- * refused, every 200 sent and recorded once, file modes, no canary in logs), plus, for the receiver, no
+ * refused, every 200 sent and recorded once, every edit, unsend and reaction owed an event stored
+ * exactly once, file modes, no canary in logs), plus, for the receiver, no
  * orphaned agent and every accepted message run after the restart (in channel order, marked
  * interrupted, never twice in one lifetime). CHAOS_SEED repeats a schedule; the seed is in every failure
  * message.
@@ -45,6 +47,9 @@ test(`chaos, short mode: 30 kill -9 cycles, SIGTERM under load, receiver kills (
   expect(t.in, context).toBeGreaterThan(100);
   expect([t.stored, t.lost, t.duplicateRows, t.duplicateSends], context).toEqual([t.in, 0, 0, 0]);
   expect(t.delivered + t.dead, context).toBe(t.allowed);
+  expect(t.changesIMessage, context).toBeGreaterThan(0);
+  expect(t.changesDiscord, context).toBeGreaterThan(0);
+  expect(t.duplicateEvents, context).toBe(0);
   expect(t.keys, context).toBeGreaterThan(0);
 
   expect(report.sigterm, context).toHaveLength(1);

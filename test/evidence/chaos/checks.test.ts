@@ -2,11 +2,32 @@
  * The chaos oracle itself: a consistent snapshot passes every invariant, and each kind of damage the
  * kill loop hunts for (a row lost behind the cursor, a duplicate row, a missing delivery row, a key
  * sent twice, a 200 without its record, a pending delivery at the end, a loose file mode, a canary in
- * a log) fails the invariant that names it — so a green chaos run means something.
+ * a log; an edit, unsend or reaction lost, stored twice or invented, a stale text, a missing
+ * tombstone) fails the invariant that names it — so a green chaos run means something.
  */
 import { expect, test } from "bun:test";
+import type { ChangeRecord } from "./changes.ts";
 import { afterKill, final, type Verdict } from "./checks.ts";
 import type { Snapshot } from "./snapshot.ts";
+
+function change(
+  n: number,
+  on: { source?: ChangeRecord["source"]; target: string; original: string; targetAllowed?: boolean },
+  kind: ChangeRecord["kind"],
+  more: Partial<ChangeRecord>,
+): ChangeRecord {
+  return {
+    n,
+    source: on.source ?? "community_chat",
+    target: on.target,
+    targetAllowed: on.targetAllowed ?? true,
+    original: on.original,
+    kind,
+    at: n,
+    promised: true,
+    ...more,
+  };
+}
 
 function base(): Snapshot {
   return {
@@ -19,7 +40,7 @@ function base(): Snapshot {
         platform_id: "G1",
         allowlist_status: "allowed",
         direction: "inbound",
-        text: "chaos 1",
+        text: "chaos 1 ~edited",
       },
       {
         id: "m2",
@@ -53,10 +74,19 @@ function base(): Snapshot {
         direction: "outbound",
         text: "chaos reply <k-00002>",
       },
+      {
+        id: "m6",
+        source: "community_chat",
+        platform_id: "500",
+        allowlist_status: "deleted",
+        direction: "inbound",
+        text: "",
+      },
     ],
     deliveries: [
       { id: "d1", message_id: "m1", status: "delivered", attempt_count: 1 },
       { id: "d3", message_id: "m3", status: "dead", attempt_count: 5 },
+      { id: "d6", message_id: "m6", status: "delivered", attempt_count: 1 },
     ],
     attachments: [{ id: "a1", message_id: "m3", file_name: "a1" }],
     attachmentFiles: ["a1"],
@@ -95,11 +125,21 @@ function base(): Snapshot {
         text: "chaos 3 [doom]",
         files: 1,
       },
+      {
+        source: "community_chat",
+        platformId: "500",
+        order: 500n,
+        sender: "allowed",
+        text: "",
+        files: 0,
+        deleted: true,
+      },
     ],
     botPosts: ["chaos reply <k-00002>"],
     sink: [
       { deliveryId: "d1", messageId: "m1", text: "chaos 1", hits: 2, accepted: 1 },
       { deliveryId: "d3", messageId: "m3", text: "chaos 3 [doom]", hits: 5, accepted: 0 },
+      { deliveryId: "d6", messageId: "m6", text: "chaos 5", hits: 1, accepted: 1 },
     ],
     sends: [
       {
@@ -120,6 +160,57 @@ function base(): Snapshot {
         ],
       },
     ],
+    events: [
+      {
+        id: "e1",
+        kind: "message.edited",
+        source: "device_messenger",
+        platform_id: "G1",
+        sender_id: "+15555550100",
+        data: JSON.stringify({ text: "chaos 1 ~edited", previous_text: "chaos 1" }),
+        dedupe_key: "imessage:edit:G1:1",
+      },
+      {
+        id: "e2",
+        kind: "reaction.added",
+        source: "community_chat",
+        platform_id: "300",
+        sender_id: "ann",
+        data: JSON.stringify({ emoji: "👍" }),
+        dedupe_key: "discord:reaction:s:5",
+      },
+      {
+        id: "e3",
+        kind: "message.deleted",
+        source: "community_chat",
+        platform_id: "500",
+        sender_id: "ann",
+        data: "{}",
+        dedupe_key: "discord:delete:500",
+      },
+    ],
+    changes: [
+      change(1, { source: "device_messenger", target: "G1", original: "chaos 1" }, "message.edited", {
+        text: "chaos 1 ~edited",
+      }),
+      change(2, { target: "300", original: "chaos 3 [doom]" }, "reaction.added", {
+        emoji: "👍",
+        reactor: "ann",
+      }),
+      change(3, { target: "500", original: "chaos 5" }, "message.deleted", {}),
+      // A Discord edit a kill caught before gw stored it: owed nothing, and nothing stored.
+      change(4, { target: "300", original: "chaos 3 [doom]" }, "message.edited", {
+        text: "chaos 3 [doom] ~edit1",
+        promised: false,
+      }),
+      // A tapback on a quarantined message: stored (invisible) or not, it is not judged.
+      change(
+        5,
+        { source: "device_messenger", target: "G2", original: "chaos 2", targetAllowed: false },
+        "reaction.added",
+        { emoji: "❤️", reactor: "+15555550199" },
+      ),
+    ],
     files: [
       { path: "/d", mode: 0o700, dir: true },
       { path: "/d/gw.db", mode: 0o600, dir: false },
@@ -133,6 +224,37 @@ const failed = (vs: Verdict[]) => vs.filter((v) => !v.held).map((v) => v.name);
 test("a consistent snapshot holds every invariant", () => {
   expect(failed(afterKill(base()))).toEqual([]);
   expect(failed(final(base()))).toEqual([]);
+});
+
+test("a change a kill caught, or on a quarantined message, may be stored once or not at all", () => {
+  const s = base();
+  s.events.push(
+    {
+      id: "e4",
+      kind: "message.edited",
+      source: "community_chat",
+      platform_id: "300",
+      sender_id: "ann",
+      data: JSON.stringify({ text: "chaos 3 [doom] ~edit1", previous_text: "chaos 3 [doom]" }),
+      dedupe_key: "discord:edit:300:t",
+    },
+    {
+      id: "e5",
+      kind: "reaction.added",
+      source: "device_messenger",
+      platform_id: "G2",
+      sender_id: "+15555550199",
+      data: JSON.stringify({ emoji: "❤️" }),
+      dedupe_key: "imessage:tapback:T5",
+    },
+  );
+  (s.messages[2] as { text: string }).text = "chaos 3 [doom] ~edit1";
+  expect(failed(final(s))).toEqual([]);
+  const stale = structuredClone(s);
+  (stale.messages[2] as { text: string }).text = "chaos 3 [doom]";
+  expect(failed(afterKill(stale))).toEqual([
+    "edited messages carry their latest text, deleted ones are tombstones",
+  ]);
 });
 
 test.each<[string, (s: Snapshot) => void, string, "afterKill" | "final"]>([
@@ -256,6 +378,103 @@ test.each<[string, (s: Snapshot) => void, string, "afterKill" | "final"]>([
       s.canaryLeaks = ["gw.log"];
     },
     "no canary secret in any log or output",
+    "final",
+  ],
+  [
+    "an edit whose event was lost",
+    (s) => {
+      s.events.splice(0, 1);
+    },
+    "every change to an allowlisted message stored as exactly one event",
+    "final",
+  ],
+  [
+    "a reaction whose event was lost",
+    (s) => {
+      s.events.splice(1, 1);
+    },
+    "every change to an allowlisted message stored as exactly one event",
+    "final",
+  ],
+  [
+    "a change stored as two events",
+    (s) => {
+      s.events.push({
+        ...(s.events[1] as Snapshot["events"][0]),
+        id: "e9",
+        dedupe_key: "discord:reaction:t:1",
+      });
+    },
+    "no change stored as two events, no event without its change",
+    "afterKill",
+  ],
+  [
+    "an event for a change that did not happen",
+    (s) => {
+      s.events.push({
+        ...(s.events[1] as Snapshot["events"][0]),
+        id: "e9",
+        data: JSON.stringify({ emoji: "😂" }),
+        dedupe_key: "discord:reaction:s:9",
+      });
+    },
+    "no change stored as two events, no event without its change",
+    "afterKill",
+  ],
+  [
+    "an event on a message the change did not touch",
+    (s) => {
+      (s.events[0] as { platform_id: string }).platform_id = "G2";
+    },
+    "no change stored as two events, no event without its change",
+    "afterKill",
+  ],
+  [
+    "an edited message with its old text",
+    (s) => {
+      (s.messages[0] as { text: string }).text = "chaos 1";
+    },
+    "edited messages carry their latest text, deleted ones are tombstones",
+    "afterKill",
+  ],
+  [
+    "a deleted message not a tombstone",
+    (s) => {
+      Object.assign(s.messages[5] as object, { allowlist_status: "allowed", text: "chaos 5" });
+    },
+    "edited messages carry their latest text, deleted ones are tombstones",
+    "afterKill",
+  ],
+  [
+    "a tombstone's text kept",
+    (s) => {
+      (s.messages[5] as { text: string }).text = "chaos 5";
+    },
+    "edited messages carry their latest text, deleted ones are tombstones",
+    "afterKill",
+  ],
+  [
+    "a tombstone no change made",
+    (s) => {
+      (s.messages[1] as { allowlist_status: string }).allowlist_status = "deleted";
+    },
+    "edited messages carry their latest text, deleted ones are tombstones",
+    "afterKill",
+  ],
+  [
+    "a delete whose event was lost",
+    (s) => {
+      s.events.splice(2, 1);
+    },
+    "every change to an allowlisted message stored as exactly one event",
+    "final",
+  ],
+  [
+    "a deleted message's delivery still pending",
+    (s) => {
+      (s.deliveries[2] as { status: string }).status = "pending";
+    },
+    "every allowlisted message delivered at least once (dead only when always refused)",
     "final",
   ],
 ])("%s fails its invariant", (_what, damage, name, stage) => {

@@ -7,9 +7,10 @@
  * allowlisted one delivered (or dead when the receiver always refused it), every answered send backed
  * by exactly one platform send and one outbound record, file modes, no canary in any log.
  */
+import { type ChangeRecord, changeIdentity, identityOf } from "./changes.ts";
 import { keyIn } from "./load.ts";
 import { DOOM } from "./sink.ts";
-import type { Snapshot, SourceItem, StoredMessage } from "./snapshot.ts";
+import type { Snapshot, SourceItem, StoredEvent, StoredMessage } from "./snapshot.ts";
 
 export interface Verdict {
   name: string;
@@ -91,7 +92,8 @@ export function afterKill(s: Snapshot): Verdict[] {
       item.sender === "own"
         ? row.direction === "outbound"
         : row.direction === "inbound" &&
-          row.allowlist_status === (item.sender === "allowed" ? "allowed" : "unknown");
+          (row.allowlist_status === (item.sender === "allowed" ? "allowed" : "unknown") ||
+            (item.deleted === true && row.allowlist_status === "deleted"));
     if (!want)
       misfiled.push(`${item.platformId} from ${item.sender} stored ${row.direction}/${row.allowlist_status}`);
   }
@@ -104,14 +106,19 @@ export function afterKill(s: Snapshot): Verdict[] {
   );
   const allowed = s.messages.filter((m) => m.direction === "inbound" && m.allowlist_status === "allowed");
   const allowedIds = new Set(allowed.map((m) => m.id));
+  // A tombstone keeps the delivery row it had (its pending one is dropped when it is deleted).
+  const tombstones = new Set(tombstoneIds(s));
   const perMessage = new Map<string, number>();
   for (const d of s.deliveries) perMessage.set(d.message_id, (perMessage.get(d.message_id) ?? 0) + 1);
   const deliveryProblems = [
     ...allowed
       .filter((m) => perMessage.get(m.id) !== 1)
       .map((m) => `${m.id}: ${perMessage.get(m.id) ?? 0} delivery rows`),
+    ...[...tombstones]
+      .filter((id) => (perMessage.get(id) ?? 0) > 1)
+      .map((id) => `${id} (deleted): ${perMessage.get(id)} delivery rows`),
     ...s.deliveries
-      .filter((d) => !allowedIds.has(d.message_id))
+      .filter((d) => !allowedIds.has(d.message_id) && !tombstones.has(d.message_id))
       .map((d) => `${d.id}: not an allowlisted message`),
   ];
   out.push(
@@ -142,7 +149,117 @@ export function afterKill(s: Snapshot): Verdict[] {
       `${s.sends.length} keys, none sent twice`,
     ),
   );
+  out.push(eventsOnce(s), changedText(s));
   return out;
+}
+
+/** Ids of stored messages that are tombstones. */
+function tombstoneIds(s: Snapshot): string[] {
+  return s.messages.filter((m) => m.allowlist_status === "deleted").map((m) => m.id);
+}
+
+/** A stored event's identity, as changes.ts names the change it records (pure). */
+export function eventIdentity(e: StoredEvent): string {
+  let data: { text?: string; emoji?: string } = {};
+  try {
+    data = JSON.parse(e.data) as typeof data;
+  } catch {}
+  return changeIdentity(e.source, e.platform_id ?? "", e.kind, {
+    ...(data.text === undefined ? {} : { text: data.text }),
+    ...(data.emoji === undefined ? {} : { emoji: data.emoji }),
+    reactor: e.sender_id,
+  });
+}
+
+function eventsByIdentity(s: Snapshot): Map<string, StoredEvent[]> {
+  const m = new Map<string, StoredEvent[]>();
+  for (const e of s.events) {
+    const k = eventIdentity(e);
+    m.set(k, [...(m.get(k) ?? []), e]);
+  }
+  return m;
+}
+
+/** No change stored as two events, and no event for a change the world did not make (any instant). */
+export function eventsOnce(s: Snapshot): Verdict {
+  const made = new Set(s.changes.map(identityOf));
+  const problems: string[] = [];
+  for (const [k, es] of eventsByIdentity(s)) {
+    if (!made.has(k)) problems.push(`${es.map((e) => e.id).join(",")}: no such change (${k})`);
+    else if (es.length > 1)
+      problems.push(`${k}: ${es.length} events (${es.map((e) => e.dedupe_key).join(", ")})`);
+  }
+  return verdict(
+    "no change stored as two events, no event without its change",
+    problems,
+    `${s.events.length} events, each for one change made`,
+  );
+}
+
+/**
+ * Each changed message as its events say it is now (any instant, since an event and its change commit
+ * together): deleted (an event for its delete) a tombstone with its text purged, else the text of its
+ * newest edit that has an event (its first text when none); and no tombstone without its delete event.
+ */
+export function changedText(s: Snapshot): Verdict {
+  const events = eventsByIdentity(s);
+  const rows = storedByPlatformId(s);
+  const byTarget = new Map<string, ChangeRecord[]>();
+  for (const c of s.changes) {
+    const k = keyOf(c.source, c.target);
+    byTarget.set(k, [...(byTarget.get(k) ?? []), c]);
+  }
+  const problems: string[] = [];
+  let edited = 0;
+  let deleted = 0;
+  for (const [k, cs] of byTarget) {
+    const row = rows.get(k)?.[0];
+    if (!row) continue;
+    const name = k.replace("\u0000", " ");
+    const done = cs.filter((c) => events.has(identityOf(c)));
+    if (done.some((c) => c.kind === "message.deleted")) {
+      deleted += 1;
+      if (row.allowlist_status !== "deleted" || row.text !== "")
+        problems.push(`${name}: deleted, yet ${row.allowlist_status} with text "${row.text}"`);
+      continue;
+    }
+    const last = done
+      .filter((c) => c.kind === "message.edited")
+      .sort((a, b) => a.n - b.n)
+      .at(-1);
+    if (last) edited += 1;
+    const want = last?.text ?? cs[0]?.original ?? "";
+    if (row.allowlist_status === "deleted") problems.push(`${name}: a tombstone without its delete event`);
+    else if (row.text !== want) problems.push(`${name}: text "${row.text}", its latest edit says "${want}"`);
+  }
+  const changed = new Set(byTarget.keys());
+  for (const m of s.messages)
+    if (m.allowlist_status === "deleted" && !changed.has(keyOf(m.source, m.platform_id ?? "")))
+      problems.push(`${m.id}: a tombstone no change deleted`);
+  return verdict(
+    "edited messages carry their latest text, deleted ones are tombstones",
+    problems,
+    `${byTarget.size} messages changed: ${edited} with their latest edit, ${deleted} tombstones`,
+  );
+}
+
+/** Every change owed an event (iMessage: all; Discord: dispatched while gw was connected) to an allowlisted message has exactly one. */
+export function changesStored(s: Snapshot): Verdict {
+  const events = eventsByIdentity(s);
+  const owed = s.changes.filter((c) => c.promised !== false && c.targetAllowed);
+  const problems = owed
+    .filter((c) => (events.get(identityOf(c))?.length ?? 0) !== 1)
+    .map(
+      (c) =>
+        `${c.source} ${c.kind} of ${c.target}${c.text ? ` "${c.text}"` : ""}${c.emoji ? ` ${c.emoji} by ${c.reactor}` : ""}: ${events.get(identityOf(c))?.length ?? 0} events`,
+    );
+  const others = s.changes.filter((c) => !(c.promised !== false && c.targetAllowed));
+  const othersStored = others.filter((c) => events.has(identityOf(c))).length;
+  return verdict(
+    "every change to an allowlisted message stored as exactly one event",
+    problems,
+    `${owed.length} owed, ${owed.length} stored once; ${othersStored} of ${others.length} others stored (quarantined targets, Discord changes a kill caught)`,
+  );
 }
 
 export function final(s: Snapshot): Verdict[] {
@@ -179,7 +296,9 @@ export function final(s: Snapshot): Verdict[] {
 
   const byMessage = new Map(s.messages.map((m) => [m.id, m]));
   const accepted = new Map(s.sink.map((d) => [d.deliveryId, d]));
-  const count = (status: string) => s.deliveries.filter((d) => d.status === status).length;
+  const tombstones = new Set(tombstoneIds(s));
+  const live = s.deliveries.filter((d) => !tombstones.has(d.message_id));
+  const count = (status: string) => live.filter((d) => d.status === status).length;
   const allowed = s.messages.filter(
     (m) => m.direction === "inbound" && m.allowlist_status === "allowed",
   ).length;
@@ -188,7 +307,9 @@ export function final(s: Snapshot): Verdict[] {
     deliveryProblems.push(
       `pending ${count("pending")} + delivered ${count("delivered")} + dead ${count("dead")} vs allowed ${allowed}`,
     );
-  for (const d of s.deliveries) {
+  for (const d of s.deliveries.filter((x) => tombstones.has(x.message_id) && x.status === "pending"))
+    deliveryProblems.push(`${d.id}: pending for a deleted message`);
+  for (const d of live) {
     const doomed = byMessage.get(d.message_id)?.text.includes(DOOM) ?? false;
     const got = accepted.get(d.id);
     if (doomed && (d.status !== "dead" || (got?.accepted ?? 0) > 0))
@@ -199,7 +320,8 @@ export function final(s: Snapshot): Verdict[] {
   }
   const rows = new Set(s.deliveries.map((d) => d.id));
   for (const d of s.sink)
-    if (!rows.has(d.deliveryId)) deliveryProblems.push(`receiver got unknown id ${d.deliveryId}`);
+    if (!rows.has(d.deliveryId) && !tombstones.has(d.messageId))
+      deliveryProblems.push(`receiver got unknown id ${d.deliveryId}`);
   out.push(
     verdict(
       "every allowlisted message delivered at least once (dead only when always refused)",
@@ -246,5 +368,6 @@ export function final(s: Snapshot): Verdict[] {
     verdict("database, WAL, SHM, logs 0600; their directories 0700", badModes, `${s.files.length} paths`),
   );
   out.push(verdict("no canary secret in any log or output", s.canaryLeaks, "none found"));
+  out.push(changesStored(s));
   return out;
 }

@@ -8,9 +8,10 @@
  */
 import { type GwProcess, waitFor } from "../../helpers/process.ts";
 import { untilReady } from "./api.ts";
+import { discordCaughtUp, GRACE_MS, runChanges } from "./changes.ts";
 import { afterKill, type Verdict } from "./checks.ts";
 import { FAILING_MIX, type Ledger, type Platform, QUIET_MIX, runBurst, send } from "./load.ts";
-import type { Rng } from "./rng.ts";
+import { createRng, type Rng } from "./rng.ts";
 import { snapshot } from "./snapshot.ts";
 import type { World } from "./world.ts";
 
@@ -54,8 +55,33 @@ async function drive(
   await untilReady(w);
   if (phase === "ingest") {
     const plan = { rows: rng.int(8, 30), posts: rng.int(4, 16), spanMs: rng.int(40, 250), mix: QUIET_MIX };
-    const burst = runBurst(w, rng, ledger, plan);
+    // Changes draw from their own stream, so the burst's schedule does not depend on their timing.
+    const crng = createRng(rng.int(0, 2 ** 31));
+    const changes = { imessage: rng.int(3, 10), discordBefore: rng.int(1, 4), discordDuring: rng.int(1, 5) };
     const killAfterMs = rng.int(0, plan.spanMs + 60);
+    // Discord changes once gw is caught up, GRACE_MS before the burst (owed an event), then a burst of
+    // edits, unsends and reactions on both platforms beside the burst of messages, cut by the kill.
+    const live = await waitUntil(() => discordCaughtUp(w), 3_000);
+    if (live) {
+      await runChanges(
+        w,
+        crng,
+        ledger.changes,
+        { imessage: 0, discord: changes.discordBefore, spanMs: 0 },
+        true,
+      );
+      await Bun.sleep(GRACE_MS);
+    }
+    const burst = Promise.all([
+      runBurst(w, rng, ledger, plan),
+      runChanges(
+        w,
+        crng,
+        ledger.changes,
+        { imessage: changes.imessage, discord: changes.discordDuring, spanMs: plan.spanMs },
+        live,
+      ),
+    ]);
     await Bun.sleep(killAfterMs);
     return { killAfterMs, leftovers: burst };
   }
@@ -114,14 +140,17 @@ export async function runCycle(
   phase: Phase,
   opts: { binary?: boolean } = {},
 ): Promise<CycleResult> {
-  if (phase === "start-up")
-    // A backlog on both platforms for the start to read (and be killed reading).
+  if (phase === "start-up") {
+    // A backlog on both platforms for the start to read (and be killed reading), and iMessage changes
+    // made while gw is down (chat.db is re-read; Discord changes while gw is down are not recovered).
     await runBurst(w, rng, ledger, {
       rows: rng.int(4, 20),
       posts: rng.int(2, 10),
       spanMs: 0,
       mix: QUIET_MIX,
     });
+    await runChanges(w, rng, ledger.changes, { imessage: rng.int(2, 6), discord: 0, spanMs: 0 }, false);
+  }
   const gw = w.start({ binary: opts.binary ?? false });
   let killAfterMs = 0;
   let leftovers: Promise<unknown> = Promise.resolve();
@@ -134,8 +163,10 @@ export async function runCycle(
   } catch (err) {
     error = String(err);
   }
+  const killAt = performance.now();
   const { killed, exitCode } = await kill(gw);
   await leftovers;
+  ledger.changes.resolve(killAt);
   const failures = afterKill(snapshot(w, ledger, false)).filter((v) => !v.held);
   if (!killed)
     error ??= `gw serve exited by itself (code ${exitCode}) before the kill: ${gw.output().stderr.slice(-500)}`;

@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Answer, call } from "./api.ts";
+import { createChangeLedger } from "./changes.ts";
 import type { Rng } from "./rng.ts";
 import { DOOM, FLAKY } from "./sink.ts";
 import { FRIEND, FRIEND_CHAT, STRANGER, STRANGER_CHAT, type World } from "./world.ts";
@@ -78,7 +79,17 @@ function writeRow(w: World, ledger: Ledger, item: BurstItem): void {
     from: item.stranger ? STRANGER : FRIEND,
   };
   if (!item.attach) {
-    w.chat.writer.message({ ...chat, text: item.text });
+    const { rowid, guid } = w.chat.writer.message({ ...chat, text: item.text });
+    ledger.changes.wrote({
+      source: "device_messenger",
+      platformId: guid,
+      order: BigInt(rowid),
+      rowid,
+      sender: item.stranger ? "stranger" : "allowed",
+      original: item.text,
+      writtenAt: performance.now(),
+      files: false,
+    });
     return;
   }
   const path = join(w.dir, "Library/Messages/Attachments/chaos", `${item.text.split(" ")[1]}.txt`);
@@ -107,12 +118,23 @@ export async function runBurst(w: World, rng: Rng, ledger: Ledger, plan: BurstPl
   const gap = items.length > 0 ? plan.spanMs / items.length : 0;
   for (const item of items) {
     if (item.kind === "row") writeRow(w, ledger, item);
-    else
-      w.fake.message(w.discord.channelId, {
+    else {
+      const posted = w.fake.message(w.discord.channelId, {
         author: item.stranger ? w.discord.stranger : w.discord.ann,
         content: item.text,
         ...(item.attach ? { attachments: [{ filename: "note.txt", data: `bytes of ${item.text}` }] } : {}),
       });
+      ledger.changes.wrote({
+        source: "community_chat",
+        platformId: posted.id as string,
+        order: BigInt(posted.id as string),
+        rowid: 0,
+        sender: item.stranger ? "stranger" : "allowed",
+        original: item.text,
+        writtenAt: performance.now(),
+        files: item.attach,
+      });
+    }
     if (gap > 0) await Bun.sleep(rng.next() * 2 * gap);
   }
   return items.length;
@@ -137,6 +159,8 @@ export function createLedger() {
   const pendingFiles = new Set<Promise<void>>();
   return {
     sends,
+    /** Messages written and the platform changes made to them (changes.ts). */
+    changes: createChangeLedger(),
     /** Keeps a file that lands later; `landed` waits for all of them. */
     later(p: Promise<void>): void {
       pendingFiles.add(p);

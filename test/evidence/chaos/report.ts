@@ -4,7 +4,8 @@
  * summary line in reliability.md 8.4's style.
  */
 import type { EvidenceRow } from "../../../bench/lib/evidence.ts";
-import { platformSends, type Verdict } from "./checks.ts";
+import { GRACE_MS, identityOf } from "./changes.ts";
+import { eventIdentity, platformSends, type Verdict } from "./checks.ts";
 import { type CycleResult, PHASES, type Phase } from "./kill-loop.ts";
 import type { ReceiverKillResult } from "./receiver-kill.ts";
 import type { SigtermResult } from "./sigterm-load.ts";
@@ -29,6 +30,18 @@ export interface ChaosTotals {
   files: number;
   /** Files carried by source messages. */
   filesPosted: number;
+  /** Platform changes made (edits, unsends/deletes, reactions), per platform. */
+  changesIMessage: number;
+  changesDiscord: number;
+  /** Changes to allowlisted messages owed an event (every iMessage one; Discord dispatched while connected). */
+  changesOwed: number;
+  changesOwedDiscord: number;
+  /** Discord changes a kill caught within GRACE_MS of their dispatch, and how many of them were stored. */
+  discordCaught: number;
+  discordCaughtStored: number;
+  /** Events in gw.db; changes stored as more than one event. */
+  events: number;
+  duplicateEvents: number;
 }
 
 export interface ChaosReport {
@@ -63,6 +76,14 @@ export function emptyTotals(): ChaosTotals {
     orphanFiles: 0,
     files: 0,
     filesPosted: 0,
+    changesIMessage: 0,
+    changesDiscord: 0,
+    changesOwed: 0,
+    changesOwedDiscord: 0,
+    discordCaught: 0,
+    discordCaughtStored: 0,
+    events: 0,
+    duplicateEvents: 0,
   };
 }
 
@@ -74,12 +95,18 @@ export function totalsOf(s: Snapshot): ChaosTotals {
   const times = s.sources.map((i) => stored.get(`${i.source} ${i.platformId}`) ?? 0);
   const sent = [...platformSends(s).values()];
   const named = new Set(s.attachments.map((a) => a.file_name));
+  const events = new Map<string, number>();
+  for (const e of s.events) events.set(eventIdentity(e), (events.get(eventIdentity(e)) ?? 0) + 1);
+  // Deliveries of messages deleted since are counted with neither (the pending ones were dropped).
+  const tombstones = new Set(s.messages.filter((m) => m.allowlist_status === "deleted").map((m) => m.id));
+  const live = s.deliveries.filter((d) => !tombstones.has(d.message_id));
+  const caught = s.changes.filter((c) => c.source === "community_chat" && c.promised === false);
   return {
     in: s.sources.length,
     stored: times.filter((n) => n === 1).length,
     allowed: s.messages.filter((m) => m.direction === "inbound" && m.allowlist_status === "allowed").length,
-    delivered: s.deliveries.filter((d) => d.status === "delivered").length,
-    dead: s.deliveries.filter((d) => d.status === "dead").length,
+    delivered: live.filter((d) => d.status === "delivered").length,
+    dead: live.filter((d) => d.status === "dead").length,
     lost: times.filter((n) => n === 0).length,
     duplicateRows: [...stored.values()].filter((n) => n > 1).length,
     duplicateSends: sent.filter((n) => n > 1).length,
@@ -92,6 +119,16 @@ export function totalsOf(s: Snapshot): ChaosTotals {
     outcomeUnknown: s.sends.filter((r) =>
       r.answers.some((a) => JSON.stringify(a.body).includes('"outcome_unknown"')),
     ).length,
+    changesIMessage: s.changes.filter((c) => c.source === "device_messenger").length,
+    changesDiscord: s.changes.filter((c) => c.source === "community_chat").length,
+    changesOwed: s.changes.filter((c) => c.promised !== false && c.targetAllowed).length,
+    changesOwedDiscord: s.changes.filter(
+      (c) => c.source === "community_chat" && c.promised !== false && c.targetAllowed,
+    ).length,
+    discordCaught: caught.length,
+    discordCaughtStored: caught.filter((c) => events.has(identityOf(c))).length,
+    events: s.events.length,
+    duplicateEvents: [...events.values()].filter((n) => n > 1).length,
   };
 }
 
@@ -99,7 +136,8 @@ type ReportCore = Omit<ChaosReport, "rows" | "ok" | "summary">;
 
 const PHASE_TEXT: Record<Phase, string> = {
   "start-up": "kill -9 of gw serve during start-up (a backlog waiting in chat.db and on Discord)",
-  ingest: "kill -9 of gw serve during an ingest burst (chat.db rows and Discord posts at once)",
+  ingest:
+    "kill -9 of gw serve during an ingest burst (chat.db rows and Discord posts at once, with edits, unsends and reactions)",
   delivery: "kill -9 of gw serve during webhook delivery (the receiver answering 500 to some)",
   send: "kill -9 of gw serve with sends in flight (Idempotency-Keys; unanswered keys retried later)",
 };
@@ -119,7 +157,7 @@ export function evidenceRows(r: ReportCore): EvidenceRow[] {
     rows.push({
       tried: PHASE_TEXT[phase],
       times: cs.length,
-      held: `after every kill: integrity ok, no duplicate rows, nothing lost at or below the cursors, one delivery row per allowlisted message, no key sent twice${extra}${bad.length ? `; ${bad.length} cycle(s) failed` : ""}`,
+      held: `after every kill: integrity ok, no duplicate rows, nothing lost at or below the cursors, one delivery row per allowlisted message, no key sent twice, no event twice or without its change, changed messages as their events say${extra}${bad.length ? `; ${bad.length} cycle(s) failed` : ""}`,
       ok: bad.length === 0,
     });
   }
@@ -146,6 +184,16 @@ export function evidenceRows(r: ReportCore): EvidenceRow[] {
         held("every posted file re-hosted once with its message") &&
         held("every stored attachment has its bytes") &&
         t.orphanFiles === 0,
+    });
+    rows.push({
+      tried:
+        "kill -9 during a burst of edits, unsends and reactions on messages already stored (iMessage: chat.db rows edited and unsent in place, tapback rows 2000–2007/3000–3007, also while gw is down; Discord: MESSAGE_UPDATE, MESSAGE_DELETE, reactions while gw is connected)",
+      times: t.changesIMessage + t.changesDiscord,
+      held: `${t.changesIMessage} iMessage and ${t.changesDiscord} Discord changes; ${t.changesOwed} to allowlisted messages owed an event (${t.changesOwed - t.changesOwedDiscord} iMessage: all of them; ${t.changesOwedDiscord} Discord: dispatched while gw was connected and caught up, ≥ ${GRACE_MS} ms before a kill), each stored as exactly one event; ${t.discordCaught} Discord change(s) a kill caught within ${GRACE_MS} ms (not recovered, as documented: ${t.discordCaughtStored} stored anyway); ${t.events} events, ${t.duplicateEvents} changes stored twice, none without its change; edited messages carry their latest text, deleted ones are tombstones (after every kill and at the end)${detail("every change to an allowlisted message stored as exactly one event")}${detail("no change stored as two events, no event without its change")}${detail("edited messages carry their latest text, deleted ones are tombstones")}`,
+      ok:
+        held("every change to an allowlisted message stored as exactly one event") &&
+        held("no change stored as two events, no event without its change") &&
+        held("edited messages carry their latest text, deleted ones are tombstones"),
     });
     rows.push({
       tried: "every allowlisted message delivered to the webhook receiver (deduped by delivery id)",
@@ -205,6 +253,7 @@ export function summaryLine(r: ReportCore): string {
   const t = r.totals;
   return [
     `${t.in} in, ${t.stored} stored, ${t.delivered} delivered, ${t.dead} dead, ${t.lost} lost, ${t.duplicateRows} duplicate rows, ${t.duplicateSends} duplicate sends`,
+    `${t.changesIMessage + t.changesDiscord} edits/unsends/reactions (${t.changesOwed} owed an event, ${t.events} events, ${t.duplicateEvents} stored twice)`,
     `${r.cycles.length} kill cycles`,
     `${r.receiver?.rounds ?? 0} receiver kills (${r.receiver?.orphans ?? 0} orphans, ${r.receiver?.accepted ?? 0} accepted, ${r.receiver?.ended ?? 0} run to their end)`,
     `${r.sigterm.length} SIGTERM${r.sigterm.length === 1 ? "" : "s"} under load (exit ${[...new Set(r.sigterm.map((x) => x.exitCode))].join("/") || "—"})`,

@@ -92,7 +92,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         `SIGTERM under load: exit ${r.exitCode} in ${r.stopMs} ms${r.problems.length ? ` — ${r.problems.join("; ")}` : ""}`,
       );
     }
-    settled = await settle(w, ledger, o.settleTimeoutMs);
+    settled = await settle(w, rng, ledger, o.settleTimeoutMs);
     for (const r of sigterm)
       r.problems.push(...checkAcknowledged(w, r.acked, "all").problems.map((p) => `after restart: ${p}`));
     log(`settle run: exit ${settled.exitCode}, ${settled.retried} unanswered key(s) retried`);

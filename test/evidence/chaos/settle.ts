@@ -8,8 +8,11 @@
 import { Database } from "bun:sqlite";
 import { waitFor } from "../../helpers/process.ts";
 import { untilReady } from "./api.ts";
+import { discordCaughtUp, identityOf, runChanges } from "./changes.ts";
+import { eventIdentity } from "./checks.ts";
 import { type Ledger, QUIET_MIX, runBurst, send } from "./load.ts";
 import type { Rng } from "./rng.ts";
+import { readEvents } from "./snapshot.ts";
 import type { World } from "./world.ts";
 
 function counts(w: World) {
@@ -33,8 +36,12 @@ function counts(w: World) {
 
 function sourceCounts(w: World) {
   const bot = w.fake.bot.id;
+  const rows = w.chat.writer.db
+    .query("SELECT COUNT(*) AS n FROM message WHERE associated_message_type = 0")
+    .get() as { n: number };
   return {
-    device: w.chat.writer.maxRowid(),
+    // Tapback rows are reactions, never messages.
+    device: rows.n,
     discord: w.fake.history(w.discord.channelId).filter((m) => (m.author as { id: string }).id !== bot)
       .length,
   };
@@ -74,8 +81,21 @@ export async function warmUp(w: World, rng: Rng, ledger: Ledger): Promise<void> 
   if (code !== 0) throw new Error(`warm-up gw serve exited ${code}: ${gw.output().stderr.slice(-500)}`);
 }
 
+/** Whether every change still owed an event has one (read-only). */
+function changesIn(w: World, ledger: Ledger): boolean {
+  const db = new Database(w.env.GW_DB_PATH as string, { readonly: true });
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    const have = new Set(readEvents(db).map(eventIdentity));
+    return ledger.changes.records.every((c) => c.promised === false || have.has(identityOf(c)));
+  } finally {
+    db.close();
+  }
+}
+
 export async function settle(
   w: World,
+  rng: Rng,
   ledger: Ledger,
   timeoutMs: number,
 ): Promise<{ exitCode: number; retried: number }> {
@@ -87,10 +107,20 @@ export async function settle(
     const open = ledger.unanswered();
     retried = open.length;
     for (const r of open) await send(w, r);
+    // A last round of changes on both platforms with gw connected and caught up, nothing killing it.
     await untilSettled(w, timeoutMs);
+    if (discordCaughtUp(w))
+      await runChanges(w, rng, ledger.changes, { imessage: 6, discord: 6, spanMs: 200 }, true);
+    await untilSettled(w, timeoutMs);
+    // The events owed; a missing one is judged by the final checks, so the wait is bounded and quiet.
+    await waitFor(() => (changesIn(w, ledger) ? true : undefined), "every owed event", 10_000).catch(
+      () => false,
+    );
   } catch (err) {
     await stop(gw);
     throw err;
   }
-  return { exitCode: await stop(gw), retried };
+  const exitCode = await stop(gw);
+  ledger.changes.resolve(null);
+  return { exitCode, retried };
 }

@@ -145,7 +145,8 @@ export function checkAcknowledged(
     );
     const upTo = rows === "cursor" ? Math.min(cursor, acked.committed) : acked.committed;
     const committed = w.chat.writer.db
-      .query("SELECT ROWID AS rowid, guid FROM message WHERE ROWID <= ?1")
+      // Tapback rows (changes.ts) are reactions, never messages.
+      .query("SELECT ROWID AS rowid, guid FROM message WHERE ROWID <= ?1 AND associated_message_type = 0")
       .all(upTo) as { rowid: number; guid: string }[];
     for (const r of committed)
       if (!guids.has(r.guid) && !(rows === "cursor" && pending.has(r.rowid)))

@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { decodeAttributedBody } from "../../../src/connectors/device-messenger/typedstream.ts";
+import type { ChangeLedger, ChangeRecord } from "./changes.ts";
 import type { SendRecord } from "./load.ts";
 import type { SinkDelivery } from "./sink.ts";
 import { CANARY, FRIEND, STRANGER, type World } from "./world.ts";
@@ -24,6 +25,20 @@ export interface SourceItem {
   text: string;
   /** Files the message carries (Discord posts). */
   files: number;
+  /** Unsent (chat.db: emptied with an edit time) or deleted on Discord (gone from its history). */
+  deleted?: boolean;
+}
+
+/** A stored event with the platform id of its message. */
+export interface StoredEvent {
+  id: string;
+  kind: string;
+  source: string;
+  /** The changed message's platform id (null: not found). */
+  platform_id: string | null;
+  sender_id: string;
+  data: string;
+  dedupe_key: string;
 }
 
 export interface StoredMessage {
@@ -52,9 +67,22 @@ export interface Snapshot {
   botPosts: string[];
   sink: SinkDelivery[];
   sends: SendRecord[];
+  /** Events in gw.db, and every platform change the world made (changes.ts). */
+  events: StoredEvent[];
+  changes: ChangeRecord[];
   files: { path: string; mode: number; dir: boolean }[];
   /** Files (or "gw serve output") in which a canary secret was found. */
   canaryLeaks: string[];
+}
+
+/** Every event with its message's platform id (an open gw.db connection). */
+export function readEvents(db: Database): StoredEvent[] {
+  return db
+    .query(
+      `SELECT e.id, e.kind, e.source, m.platform_id, e.sender_id, e.data, e.dedupe_key
+       FROM events e LEFT JOIN messages m ON m.id = e.message_id ORDER BY e.id`,
+    )
+    .all() as StoredEvent[];
 }
 
 function readGwDb(path: string, discordChannelId: string) {
@@ -73,6 +101,7 @@ function readGwDb(path: string, discordChannelId: string) {
     const attachments = db
       .query("SELECT id, message_id, file_name FROM attachments")
       .all() as Snapshot["attachments"];
+    const events = readEvents(db);
     const cursor = db
       .query("SELECT position, state FROM connector_cursors WHERE source = 'device_messenger'")
       .get() as { position: string; state: string | null } | null;
@@ -86,6 +115,7 @@ function readGwDb(path: string, discordChannelId: string) {
       messages,
       deliveries,
       attachments,
+      events,
       deviceCursor: cursor
         ? { position: BigInt(cursor.position), pending: pending.map((p) => BigInt(p.rowid)) }
         : null,
@@ -100,9 +130,10 @@ function chatDbSources(w: World): SourceItem[] {
   const rows = w.chat.writer.db
     .query(
       `SELECT m.ROWID AS rowid, m.guid AS guid, m.is_from_me AS from_me, m.text AS text,
-              m.attributedBody AS body, h.id AS handle,
+              m.attributedBody AS body, h.id AS handle, m.is_empty AS empty, m.date_edited AS edited,
               (SELECT COUNT(*) FROM message_attachment_join j WHERE j.message_id = m.ROWID) AS files
-       FROM message m LEFT JOIN handle h ON h.ROWID = m.handle_id ORDER BY m.ROWID`,
+       FROM message m LEFT JOIN handle h ON h.ROWID = m.handle_id
+       WHERE m.associated_message_type = 0 ORDER BY m.ROWID`,
     )
     .all() as {
     rowid: number;
@@ -111,6 +142,8 @@ function chatDbSources(w: World): SourceItem[] {
     text: string | null;
     body: Uint8Array | null;
     handle: string | null;
+    empty: number;
+    edited: number | null;
     files: number;
   }[];
   return rows.map((r) => ({
@@ -120,12 +153,22 @@ function chatDbSources(w: World): SourceItem[] {
     sender: r.from_me ? "own" : r.handle === FRIEND ? "allowed" : r.handle === STRANGER ? "stranger" : "own",
     text: r.text ?? decodeAttributedBody(r.body) ?? "",
     files: r.files,
+    ...(r.empty === 1 && (r.edited ?? 0) > 0 ? { deleted: true } : {}),
   }));
 }
 
-function discordSources(w: World): SourceItem[] {
+function discordSources(w: World, changes: ChangeLedger): SourceItem[] {
   const bot = w.fake.bot.id;
-  return w.fake
+  const gone: SourceItem[] = changes.deletedDiscord().map((t) => ({
+    source: "community_chat",
+    platformId: t.platformId,
+    order: t.order,
+    sender: t.sender,
+    text: "",
+    files: 0,
+    deleted: true,
+  }));
+  const live: SourceItem[] = w.fake
     .history(w.discord.channelId)
     .map((m) => ({
       id: m.id as string,
@@ -142,6 +185,7 @@ function discordSources(w: World): SourceItem[] {
       text: m.content,
       files: m.files,
     }));
+  return [...live, ...gone].sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
 }
 
 function modes(w: World): Snapshot["files"] {
@@ -180,16 +224,21 @@ function canaryLeaks(w: World): string[] {
 }
 
 /** A light snapshot for the check after every kill; `full` adds file modes and the canary search. */
-export function snapshot(w: World, ledger: { sends: Map<string, SendRecord> }, full: boolean): Snapshot {
+export function snapshot(
+  w: World,
+  ledger: { sends: Map<string, SendRecord>; changes: ChangeLedger },
+  full: boolean,
+): Snapshot {
   const gw = readGwDb(w.env.GW_DB_PATH as string, w.discord.channelId);
   const attachmentDir = w.env.GW_ATTACHMENT_DIR as string;
   return {
     ...gw,
     attachmentFiles: existsSync(attachmentDir) ? readdirSync(attachmentDir) : [],
-    sources: [...chatDbSources(w), ...discordSources(w)],
+    sources: [...chatDbSources(w), ...discordSources(w, ledger.changes)],
     botPosts: w.fake.posted.map((p) => String(p.body.content ?? "")),
     sink: w.sink.deliveries(),
     sends: [...ledger.sends.values()],
+    changes: ledger.changes.records.map((c) => ({ ...c })),
     files: full ? modes(w) : [],
     canaryLeaks: full ? canaryLeaks(w) : [],
   };
