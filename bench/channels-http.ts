@@ -22,6 +22,7 @@ import {
   TOKEN,
   WARMUP,
 } from "./channels-settings.ts";
+import { timeAbba, timedLine } from "./lib/http-cases.ts";
 import { waitQuiet } from "./lib/machine.ts";
 import type { Session } from "./lib/session.ts";
 import { type Dist, dist } from "./lib/stats.ts";
@@ -101,32 +102,23 @@ function timePages(store: Store, c: Case, n: number, into: number[]): void {
 async function measureCase(ports: Ports, store: Store, c: Case): Promise<CaseResult> {
   const shape = await checkSame(ports, store, c);
   const quietWaitS = await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
-  await timeRequests(ports.gw, c, WARMUP, []);
-  await timeRequests(ports.raw, c, WARMUP, []);
-  timePages(store, c, WARMUP, []);
-  const ms: Record<Target, number[]> = { gw: [], raw: [] };
-  const us: number[] = [];
-  const half = Math.ceil(REQUESTS / 2);
-  await timeRequests(ports.gw, c, half, ms.gw);
-  await timeRequests(ports.raw, c, half, ms.raw);
-  timePages(store, c, half, us);
-  timePages(store, c, REQUESTS - half, us);
-  await timeRequests(ports.raw, c, REQUESTS - half, ms.raw);
-  await timeRequests(ports.gw, c, REQUESTS - half, ms.gw);
+  const timed = await timeAbba(
+    {
+      gw: (n, into) => timeRequests(ports.gw, c, n, into),
+      raw: (n, into) => timeRequests(ports.raw, c, n, into),
+      page: (n, into) => timePages(store, c, n, into),
+    },
+    { warmup: WARMUP, requests: REQUESTS },
+  );
   const r: CaseResult = {
     name: c.name,
     path: casePath(c),
     agent: c.agent,
     ...shape,
-    gw: dist(ms.gw),
-    raw: dist(ms.raw),
-    page: dist(us),
+    ...timed,
     quietWaitS,
   };
-  progress(
-    `  ${c.name}: gw p50 ${r.gw.p50} p99 ${r.gw.p99} ms; raw p50 ${r.raw.p50} p99 ${r.raw.p99} ms; ` +
-      `page p50 ${r.page.p50} p99 ${r.page.p99} µs (${r.rows} rows, ${r.bytes} bytes)`,
-  );
+  progress(timedLine(c.name, r));
   return r;
 }
 

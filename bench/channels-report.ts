@@ -17,6 +17,7 @@ import {
   WARMUP,
 } from "./channels-settings.ts";
 import type { UpkeepResult } from "./channels-upkeep.ts";
+import { caseTable } from "./lib/http-cases.ts";
 import { plainRow, ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
 import { INGEST_ROWS, ROWS, SEED } from "./store-queries-settings.ts";
 
@@ -33,33 +34,6 @@ export interface ChannelsRun {
 const n = (x: number) => x.toLocaleString("en-US");
 const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
-function caseTable(cases: readonly CaseResult[]): string[] {
-  return textTable(
-    [
-      "case",
-      "rows",
-      "bytes",
-      "gw p50/p99 ms",
-      "raw p50/p99 ms",
-      "page p50/p99 µs",
-      "gw/raw p50",
-      "gw/raw p99",
-      "gw/page p50",
-    ],
-    cases.map((c) => [
-      c.name,
-      String(c.rows),
-      n(c.bytes),
-      `${f(c.gw.p50)} / ${f(c.gw.p99)}`,
-      `${f(c.raw.p50)} / ${f(c.raw.p99)}`,
-      `${f(c.page.p50)} / ${f(c.page.p99)}`,
-      String(ratio(c.gw.p50, c.raw.p50)),
-      String(ratio(c.gw.p99, c.raw.p99)),
-      String(ratio(c.gw.p50 * 1000, c.page.p50)),
-    ]),
-  );
-}
-
 function lines(r: ChannelsRun): string[] {
   const { seeded: s, stats, check, http, upkeep: u } = r;
   const c = http.concurrent;
@@ -74,7 +48,7 @@ function lines(r: ChannelsRun): string[] {
       `${check.mismatches} differences (${check.ms} ms); layout ${JSON.stringify(check.layout)}`,
     "",
     `GET /channels, sequential, ${REQUESTS} timed requests per case and target after ${WARMUP} untimed:`,
-    ...caseTable(http.cases),
+    ...caseTable(http.cases, { gwPerPage: true }),
     "",
     `${c.connections} connections, ${c.path} (${c.requests} requests each): gw ${n(c.gw.reqPerS)} req/s p50 ${c.gw.ms.p50} p99 ${c.gw.ms.p99} ms; ` +
       `raw ${n(c.raw.reqPerS)} req/s p50 ${c.raw.ms.p50} p99 ${c.raw.ms.p99} ms`,

@@ -23,9 +23,10 @@ import {
   TOKEN,
   WARMUP,
 } from "./events-settings.ts";
+import { timeAbba, timedLine } from "./lib/http-cases.ts";
 import { waitQuiet } from "./lib/machine.ts";
 import type { Session } from "./lib/session.ts";
-import { type Dist, dist } from "./lib/stats.ts";
+import type { Dist } from "./lib/stats.ts";
 
 type Target = "gw" | "raw";
 type Ports = Record<Target, number>;
@@ -95,31 +96,22 @@ async function measureCase(ports: Ports, store: Store, c: Case, cursors: Cursors
   const path = casePath(c, cursors);
   const shape = await checkSame(ports, store, c, cursors);
   const quietWaitS = await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
-  await timeRequests(ports.gw, path, WARMUP, []);
-  await timeRequests(ports.raw, path, WARMUP, []);
-  timePages(store, c, cursors, WARMUP, []);
-  const ms: Record<Target, number[]> = { gw: [], raw: [] };
-  const us: number[] = [];
-  const half = Math.ceil(REQUESTS / 2);
-  await timeRequests(ports.gw, path, half, ms.gw);
-  await timeRequests(ports.raw, path, half, ms.raw);
-  timePages(store, c, cursors, half, us);
-  timePages(store, c, cursors, REQUESTS - half, us);
-  await timeRequests(ports.raw, path, REQUESTS - half, ms.raw);
-  await timeRequests(ports.gw, path, REQUESTS - half, ms.gw);
+  const timed = await timeAbba(
+    {
+      gw: (n, into) => timeRequests(ports.gw, path, n, into),
+      raw: (n, into) => timeRequests(ports.raw, path, n, into),
+      page: (n, into) => timePages(store, c, cursors, n, into),
+    },
+    { warmup: WARMUP, requests: REQUESTS },
+  );
   const r: CaseResult = {
     name: c.name,
     path: path.replace(/evt_[0-9A-Z]{26}/, "<evt id>"),
     ...shape,
-    gw: dist(ms.gw),
-    raw: dist(ms.raw),
-    page: dist(us),
+    ...timed,
     quietWaitS,
   };
-  progress(
-    `  ${c.name}: gw p50 ${r.gw.p50} p99 ${r.gw.p99} ms; raw p50 ${r.raw.p50} p99 ${r.raw.p99} ms; ` +
-      `page p50 ${r.page.p50} p99 ${r.page.p99} µs (${r.rows} rows, ${r.bytes} bytes)`,
-  );
+  progress(timedLine(c.name, r));
   return r;
 }
 

@@ -21,6 +21,7 @@ import {
   SETTLE_S,
   WARMUP,
 } from "./events-settings.ts";
+import { caseTable } from "./lib/http-cases.ts";
 import { plainRow, ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
 
 export interface EventsRun {
@@ -32,31 +33,6 @@ export interface EventsRun {
 
 const n = (x: number) => x.toLocaleString("en-US");
 const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-
-function caseTable(cases: readonly CaseResult[]): string[] {
-  return textTable(
-    [
-      "case",
-      "rows",
-      "bytes",
-      "gw p50/p99 ms",
-      "raw p50/p99 ms",
-      "page p50/p99 µs",
-      "gw/raw p50",
-      "gw/raw p99",
-    ],
-    cases.map((c) => [
-      c.name,
-      String(c.rows),
-      n(c.bytes),
-      `${f(c.gw.p50)} / ${f(c.gw.p99)}`,
-      `${f(c.raw.p50)} / ${f(c.raw.p99)}`,
-      `${f(c.page.p50)} / ${f(c.page.p99)}`,
-      String(ratio(c.gw.p50, c.raw.p50)),
-      String(ratio(c.gw.p99, c.raw.p99)),
-    ]),
-  );
-}
 
 function idleLines(i: IdleResult | null): string[] {
   if (!i) return ["idle part skipped (BENCH_CHATDB_ROWS=0)"];

@@ -221,14 +221,17 @@ export async function runChanges(
   return made;
 }
 
+/** What every change of target `t` records; `promised`: owed an event (null: decided at the next kill). */
+const changeOf = <P extends boolean | null>(t: Target, promised: P) => ({
+  source: t.source,
+  target: t.platformId,
+  targetAllowed: t.sender === "allowed",
+  original: t.original,
+  promised,
+});
+
 function imessageChange(w: World, rng: Rng, changes: ChangeLedger, t: Target): boolean {
-  const base = {
-    source: t.source,
-    target: t.platformId,
-    targetAllowed: t.sender === "allowed",
-    original: t.original,
-    promised: true,
-  } as const;
+  const base = changeOf(t, true);
   const roll = rng.next();
   if (!t.changedInPlace && roll < 0.3) {
     const text = `${t.original} ~edited`;
@@ -286,13 +289,7 @@ function imessageChange(w: World, rng: Rng, changes: ChangeLedger, t: Target): b
 }
 
 function discordChange(w: World, rng: Rng, changes: ChangeLedger, t: Target): boolean {
-  const base = {
-    source: t.source,
-    target: t.platformId,
-    targetAllowed: t.sender === "allowed",
-    original: t.original,
-    promised: null,
-  } as const;
+  const base = changeOf(t, null);
   const channel = w.discord.channelId;
   const roll = rng.next();
   if (roll < 0.3) {
