@@ -22,6 +22,7 @@ import { formatTimestamp } from "../src/core/time.ts";
 import { createService } from "../src/service.ts";
 import { envelopeJson } from "../src/store/envelope.ts";
 import { openStore } from "../src/store/store.ts";
+import { readyUntilSignal } from "./lib/child-protocol.ts";
 import { serveSetup } from "./lib/gw-child.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
@@ -88,18 +89,4 @@ if (mode === "gateway") {
   };
 }
 
-let stopping = false;
-const onSignal = () => {
-  if (stopping) return;
-  stopping = true;
-  void stop().then(
-    () => process.exit(0),
-    (err) => {
-      process.stderr.write(`stop failed: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
-};
-process.on("SIGTERM", onSignal);
-process.on("SIGINT", onSignal);
-process.stdout.write(`ready ${port}\n`);
+readyUntilSignal(port, () => stop());

@@ -17,6 +17,7 @@ import type { Source } from "../src/core/envelope.ts";
 import { formatTimestamp } from "../src/core/time.ts";
 import { channelName } from "../src/http/routes/channels.ts";
 import { openStore } from "../src/store/store.ts";
+import { readyUntilSignal } from "./lib/child-protocol.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if (mode !== "raw" || !dir || !portArg) {
@@ -55,15 +56,7 @@ const server = Bun.serve({
   },
 });
 
-let stopping = false;
-const onSignal = () => {
-  if (stopping) return;
-  stopping = true;
-  void server.stop(true).then(() => {
-    store.close();
-    process.exit(0);
-  });
-};
-process.on("SIGTERM", onSignal);
-process.on("SIGINT", onSignal);
-process.stdout.write(`ready ${port}\n`);
+readyUntilSignal(port, async () => {
+  await server.stop(true);
+  store.close();
+});

@@ -12,6 +12,8 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { formatTimestamp } from "../src/core/time.ts";
+import type { EventRow } from "../src/store/events.ts";
+import { readyUntilSignal } from "./lib/child-protocol.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if (mode !== "raw" || !dir || !portArg) {
@@ -22,18 +24,20 @@ const port = Number(portArg);
 const db = new Database(join(dir, "data/gw.db"));
 db.run("PRAGMA busy_timeout = 5000");
 
-interface Row {
-  id: string;
-  kind: string;
-  source: string;
-  channel_id: string;
-  message_id: string;
-  sender_id: string;
-  sender_name: string;
-  person_id: string | null;
-  event_ts: number;
-  data: string;
-}
+/** What the route reads of a row (SELECT * as src/store/events.ts). */
+type Row = Pick<
+  EventRow,
+  | "id"
+  | "kind"
+  | "source"
+  | "channel_id"
+  | "message_id"
+  | "sender_id"
+  | "sender_name"
+  | "person_id"
+  | "event_ts"
+  | "data"
+>;
 
 const after = db.prepare<Row, [string, number]>(
   "SELECT * FROM events INDEXED BY events_visible WHERE visible = 1 AND id > ?1 ORDER BY id LIMIT ?2",
@@ -65,15 +69,7 @@ const server = Bun.serve({
   },
 });
 
-let stopping = false;
-const onSignal = () => {
-  if (stopping) return;
-  stopping = true;
-  void server.stop(true).then(() => {
-    db.close();
-    process.exit(0);
-  });
-};
-process.on("SIGTERM", onSignal);
-process.on("SIGINT", onSignal);
-process.stdout.write(`ready ${port}\n`);
+readyUntilSignal(port, async () => {
+  await server.stop(true);
+  db.close();
+});

@@ -60,3 +60,27 @@ export async function serveCommands(
   }
   await onStop();
 }
+
+/**
+ * A benchmark's server child: prints `ready <port>` (what bench/api-servers.ts waits for) and, on the
+ * first SIGTERM or SIGINT, runs `stop` once and exits (1 if it failed).
+ */
+export function readyUntilSignal(port: number, stop: () => Promise<void> | void): void {
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
+    Promise.resolve()
+      .then(stop)
+      .then(
+        () => process.exit(0),
+        (err) => {
+          process.stderr.write(`stop failed: ${(err as Error).message}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.stdout.write(`ready ${port}\n`);
+}
