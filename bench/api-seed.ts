@@ -6,22 +6,13 @@
  * allowlist) is the same for every database of a run; each database draws from its own seeded stream.
  */
 import { statSync } from "node:fs";
-import { buildAllowlist } from "../src/allowlist/parse.ts";
 import type { AllowlistStatus, Direction, Source } from "../src/core/envelope.ts";
 import { createIdFactory, type IdFactory } from "../src/core/ids.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 import { CHANNELS, CHUNK, SEED, SPAN_MS, START_MS } from "./api-settings.ts";
 import { mulberry32 } from "./lib/stats.ts";
-import {
-  allowlistToml,
-  type Channel,
-  type Person,
-  storeAllowEntries,
-  storeChannels,
-  storePeople,
-  WORDS,
-} from "./lib/world.ts";
+import { allowlistToml, type Channel, type Person, storeCast, storeChannels, WORDS } from "./lib/world.ts";
 
 /** Channels, people and the allowlist: the same for every database of a run. */
 export function buildWorld() {
@@ -33,18 +24,10 @@ export function buildWorld() {
     total += 1 / (i + 1) ** 0.8;
     cumulative.push(total);
   }
-  const known = {
-    device_messenger: storePeople("device_messenger", 60, true),
-    community_chat: storePeople("community_chat", 60, true),
-  };
-  const strangers = {
-    device_messenger: storePeople("device_messenger", 200, false),
-    community_chat: storePeople("community_chat", 200, false),
-  };
   // Every person_id is used by several entries, so the gateway logs no single-use warnings.
-  const entries = storeAllowEntries(known, 30);
+  const { known, strangers, entries, allowlist } = storeCast({ known: 60, strangers: 200, persons: 30 });
   const toml = allowlistToml(entries);
-  return { channels, cumulative, total, known, strangers, allowlist: buildAllowlist(entries), toml };
+  return { channels, cumulative, total, known, strangers, allowlist, toml };
 }
 
 export type World = ReturnType<typeof buildWorld>;

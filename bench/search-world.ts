@@ -4,9 +4,8 @@
  * Zipf-like traffic (s = 0.8), allowlisted people and strangers per platform, and message i of the run.
  * Deterministic for BENCH_SEED: everything draws from the settings' one stream, in message order.
  */
-import { buildAllowlist } from "../src/allowlist/parse.ts";
 import type { Direction } from "../src/core/envelope.ts";
-import { type Channel, type Person, storeAllowEntries, storeChannels, storePeople } from "./lib/world.ts";
+import { type Channel, type Person, storeCast, storeChannels } from "./lib/world.ts";
 import {
   CHANNELS,
   IMESSAGE_SHARE,
@@ -60,15 +59,7 @@ export function buildWorld() {
   const channels = storeChannels(CHANNELS, Math.round(CHANNELS * IMESSAGE_SHARE));
   const order = channels.map((_, i) => i).sort(() => rng() - 0.5);
   const channelRank = zipfSampler(CHANNELS, 0.8);
-  const known = {
-    device_messenger: storePeople("device_messenger", 150, true),
-    community_chat: storePeople("community_chat", 150, true),
-  };
-  const strangers = {
-    device_messenger: storePeople("device_messenger", 400, false),
-    community_chat: storePeople("community_chat", 400, false),
-  };
-  const allowlist = buildAllowlist(storeAllowEntries(known, 120));
+  const { known, strangers, allowlist } = storeCast({ known: 150, strangers: 400, persons: 120 });
   return {
     channels,
     channelIndex: () => order[channelRank()] as number,

@@ -7,21 +7,12 @@
  * as raw read marks turned into read runs by the store's own rebuildRuns. Deterministic for a seed.
  */
 import { dirname, join } from "node:path";
-import { buildAllowlist } from "../src/allowlist/parse.ts";
 import type { AllowlistStatus, Direction } from "../src/core/envelope.ts";
 import { createIdFactory, type IdFactory } from "../src/core/ids.ts";
 import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
 import type { MessageRow } from "../src/store/messages.ts";
 import type { Store } from "../src/store/store.ts";
-import {
-  type Channel,
-  type Person,
-  silentLogger,
-  storeAllowEntries,
-  storeChannels,
-  storePeople,
-  WORDS,
-} from "./lib/world.ts";
+import { type Channel, type Person, silentLogger, storeCast, storeChannels, WORDS } from "./lib/world.ts";
 import {
   CHANNELS,
   elapsed,
@@ -95,15 +86,7 @@ function buildWorld(shape: WorldShape) {
     }
     return lo;
   };
-  const known = {
-    device_messenger: storePeople("device_messenger", 150, true),
-    community_chat: storePeople("community_chat", 150, true),
-  };
-  const strangers = {
-    device_messenger: storePeople("device_messenger", 400, false),
-    community_chat: storePeople("community_chat", 400, false),
-  };
-  const allowlist = buildAllowlist(storeAllowEntries(known, 120));
+  const { known, strangers, allowlist } = storeCast({ known: 150, strangers: 400, persons: 120 });
   return { channels, channelIndex, known, strangers, allowlist, strangersOnly: shape.strangersOnly };
 }
 

@@ -2,9 +2,9 @@
  * The pieces of the benchmarks' seeded worlds that api.ts, store-queries.ts, load.ts and webhooks.ts
  * share: the word list texts are drawn from, the channel list of the store benchmarks (iMessage DMs and
  * groups first, then Discord), their allowlisted people and strangers, the allowlist file written from
- * entries, and a logger that drops everything. Deterministic: nothing here draws random numbers.
+ * entries (storeCast), and a logger that drops everything. Deterministic: nothing here draws random numbers.
  */
-import type { AllowlistEntry } from "../../src/allowlist/parse.ts";
+import { type AllowlistEntry, buildAllowlist } from "../../src/allowlist/parse.ts";
 import type { ChannelType, Source } from "../../src/core/envelope.ts";
 import type { Logger } from "../../src/core/ports.ts";
 
@@ -77,6 +77,23 @@ export function storeAllowEntries(known: Record<Source, Person[]>, persons: numb
 }
 
 /** The allowlist file for these entries (display_name only where there is one), entries a blank line apart. */
+/**
+ * The people of a store world: `known` allowlisted people and `strangers` per source, and the allowlist
+ * that joins the known ones into `persons` persons (entries kept for a TOML file).
+ */
+export function storeCast(o: { known: number; strangers: number; persons: number }) {
+  const known = {
+    device_messenger: storePeople("device_messenger", o.known, true),
+    community_chat: storePeople("community_chat", o.known, true),
+  };
+  const strangers = {
+    device_messenger: storePeople("device_messenger", o.strangers, false),
+    community_chat: storePeople("community_chat", o.strangers, false),
+  };
+  const entries = storeAllowEntries(known, o.persons);
+  return { known, strangers, entries, allowlist: buildAllowlist(entries) };
+}
+
 export function allowlistToml(entries: readonly AllowlistEntry[]): string {
   return entries
     .map(
