@@ -95,34 +95,43 @@ type Op = { added: Written } | { removed: Written };
  * and removed in one transaction is counted out), and one unread fix per removed allowed message.
  */
 function tally(ops: readonly Op[]) {
-  const added = new Map<string, Record<string, string | number | null>>();
+  const added = new Map<
+    string,
+    {
+      $channel: string;
+      $source: Source;
+      $type: ChannelType;
+      $person: string | null;
+      $ts: number;
+      $allowed: number;
+    }
+  >();
   const removed = new Map<string, number>();
-  const unread: Record<string, string>[] = [];
+  const unread: { $channel: string; $id: string }[] = [];
   for (const op of ops) {
-    if ("added" in op) {
-      const m = op.added;
-      const person = m.channel_type === "dm" && m.direction === "inbound" ? m.person_id : null;
-      const allowed = m.allowlist_status === "allowed" ? 1 : 0;
-      const a = added.get(m.channel_id);
-      if (a) {
-        a.$ts = Math.max(Number(a.$ts), m.message_ts);
-        a.$allowed = Number(a.$allowed) + allowed;
-        a.$person = person ?? a.$person ?? null;
-      } else
-        added.set(m.channel_id, {
-          $channel: m.channel_id,
-          $source: m.source,
-          $type: m.channel_type,
-          $person: person,
-          $ts: m.message_ts,
-          $allowed: allowed,
-        });
-    } else {
-      const m = op.removed;
-      const allowed = m.allowlist_status === "allowed" ? 1 : 0;
+    const m = "added" in op ? op.added : op.removed;
+    const allowed = m.allowlist_status === "allowed" ? 1 : 0;
+    if ("removed" in op) {
       removed.set(m.channel_id, (removed.get(m.channel_id) ?? 0) + allowed);
       if (allowed) unread.push({ $channel: m.channel_id, $id: m.id });
+      continue;
     }
+    const person = m.channel_type === "dm" && m.direction === "inbound" ? m.person_id : null;
+    const a = added.get(m.channel_id);
+    if (!a) {
+      added.set(m.channel_id, {
+        $channel: m.channel_id,
+        $source: m.source,
+        $type: m.channel_type,
+        $person: person,
+        $ts: m.message_ts,
+        $allowed: allowed,
+      });
+      continue;
+    }
+    a.$ts = Math.max(a.$ts, m.message_ts);
+    a.$allowed += allowed;
+    a.$person = person ?? a.$person;
   }
   return { added, removed, unread };
 }
@@ -147,7 +156,7 @@ export function createChannelListStore(db: Database) {
     const { added, removed, unread } = tally(ops);
     for (const a of added.values()) {
       addedStmt.run(a);
-      if (typeof a.$person === "string") personStmt.run({ $channel: String(a.$channel), $person: a.$person });
+      if (a.$person !== null) personStmt.run({ $channel: a.$channel, $person: a.$person });
     }
     for (const [channel, allowed] of removed) removedStmt.run({ $channel: channel, $allowed: allowed });
     for (const u of unread) unreadStmt.run(u);
