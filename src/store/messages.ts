@@ -83,7 +83,8 @@ const QUARANTINED_COUNTS_SQL = `
 /** Lowest possible `since`: every stored timestamp is above it. */
 export const BEFORE_ALL_TIME = -8.64e15;
 
-export function createMessageStore(db: Database) {
+/** The message store's statements, prepared once per connection. */
+function prepareStatements(db: Database) {
   const columns = `(id, source, platform_id, channel_id, channel_type, sender_id, sender_name, person_id,
        text, reply_to, message_ts, direction, allowlist_status, raw, created_at)
      VALUES ($id, $source, $platform_id, $channel_id, $channel_type, $sender_id, $sender_name, $person_id,
@@ -123,6 +124,43 @@ export function createMessageStore(db: Database) {
     "UPDATE messages SET reply_to = ?2 WHERE id = ?1 AND reply_to IS NULL",
   );
 
+  return {
+    insert,
+    insertNew,
+    byId,
+    byPlatform,
+    rowByPlatform,
+    setText,
+    tombstone,
+    before,
+    after,
+    quarantined,
+    unlinkedOutbound,
+    senders,
+    senderCounts,
+    setPlatform,
+    setReplyTo,
+  };
+}
+
+export function createMessageStore(db: Database) {
+  const {
+    insert,
+    insertNew,
+    byId,
+    byPlatform,
+    rowByPlatform,
+    setText,
+    tombstone,
+    before,
+    after,
+    quarantined,
+    unlinkedOutbound,
+    senders,
+    senderCounts,
+    setPlatform,
+    setReplyTo,
+  } = prepareStatements(db);
   return {
     insert(row: MessageRow): void {
       insert.run(row);

@@ -8,7 +8,7 @@ import type { IdFactory } from "../../core/ids.ts";
 import type { Logger } from "../../core/ports.ts";
 import { createSlots } from "../../core/slots.ts";
 import type { NormalizedChange } from "../../ingest/changes.ts";
-import { type Ingest, removeStaged, type StagedAttachment } from "../../ingest/ingest.ts";
+import { type Ingest, type IngestBatch, removeStaged, type StagedAttachment } from "../../ingest/ingest.ts";
 import type { ChannelName } from "../../store/channel-list.ts";
 import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { downloadAll } from "./attachments.ts";
@@ -68,35 +68,39 @@ function storeRetry(deps: Pick<InboxDeps, "log" | "pause" | "ingestRetryMaxMs">)
   return { storeUntilStored, storeError: () => storeError };
 }
 
-export function createInbox(deps: InboxDeps) {
-  let ingest: Ingest | null = null;
-  const slot = createSlots(INBOUND_FILES_AT_ONCE);
-  const retry = storeRetry(deps);
-  const storeUntilStored = retry.storeUntilStored;
-
-  /**
-   * Queues the attachment downloads of a batch at once (Discord's links expire), INBOUND_FILES_AT_ONCE at a
-   * time per connector.
-   */
-  const stage = (payloads: readonly DiscordMessage[]): Staged => {
+/**
+ * Queues the attachment downloads of a batch at once (Discord's links expire), INBOUND_FILES_AT_ONCE at a
+ * time per connector.
+ */
+function stager(deps: InboxDeps) {
+  const downloads = {
+    slot: createSlots(INBOUND_FILES_AT_ONCE),
+    dir: deps.attachmentDir,
+    maxBytes: deps.attachmentMaxBytes,
+    timeoutMs: deps.downloadTimeoutMs,
+    ids: deps.ids,
+    log: deps.log,
+    fetch: deps.fetch,
+    signal: deps.signal,
+  };
+  return (payloads: readonly DiscordMessage[]): Staged => {
     const bot = deps.botId();
     return Promise.all(
       payloads.map((m) =>
         classify(m, bot) === "deliver" && (m.attachments ?? []).length > 0 && !deps.isStored(m.id)
-          ? downloadAll(m.id, m.attachments ?? [], {
-              dir: deps.attachmentDir,
-              maxBytes: deps.attachmentMaxBytes,
-              timeoutMs: deps.downloadTimeoutMs,
-              ids: deps.ids,
-              log: deps.log,
-              fetch: deps.fetch,
-              signal: deps.signal,
-              slot,
-            })
+          ? downloadAll(m.id, m.attachments ?? [], downloads)
           : Promise.resolve([]),
       ),
     );
   };
+}
+
+export function createInbox(deps: InboxDeps) {
+  let ingest: Ingest | null = null;
+  const retry = storeRetry(deps);
+  const storeUntilStored = retry.storeUntilStored;
+
+  const stage = stager(deps);
 
   const discard = (staged: readonly StagedAttachment[][]) => removeStaged(deps.attachmentDir, staged.flat());
 
@@ -142,29 +146,28 @@ export function createInbox(deps: InboxDeps) {
     );
   };
 
-  /** Stores changes to stored messages (edits, deletes, reactions), tried again like messages. */
-  const commitChanges = (channelId: string, changes: readonly NormalizedChange[]): Promise<void> =>
-    storeUntilStored(channelId, "changes", () => {
+  /** Stores a batch without new messages (changes, channel names), tried again like messages. */
+  const commitOther = (
+    channelId: string,
+    what: string,
+    batch: Pick<IngestBatch, "changes" | "channelNames">,
+  ) =>
+    storeUntilStored(channelId, what, () => {
       const target = ingest;
       if (deps.signal.aborted || !target) return false;
-      target({ source: "community_chat", messages: [], cursor: null, changes });
-      return true;
-    });
-
-  /** Stores channels' names (the channel list), tried again like messages. */
-  const commitNames = (names: readonly ChannelName[]): Promise<void> =>
-    storeUntilStored("", "channel names", () => {
-      const target = ingest;
-      if (deps.signal.aborted || !target) return false;
-      target({ source: "community_chat", messages: [], cursor: null, channelNames: names });
+      target({ source: "community_chat", messages: [], cursor: null, ...batch });
       return true;
     });
 
   return {
     stage,
     commit,
-    commitChanges,
-    commitNames,
+    /** Stores changes to stored messages (edits, deletes, reactions). */
+    commitChanges: (channelId: string, changes: readonly NormalizedChange[]): Promise<void> =>
+      commitOther(channelId, "changes", { changes }),
+    /** Stores channels' names (the channel list). */
+    commitNames: (names: readonly ChannelName[]): Promise<void> =>
+      commitOther("", "channel names", { channelNames: names }),
     /** Where batches go; null stops storing. */
     setIngest: (target: Ingest | null) => {
       ingest = target;
