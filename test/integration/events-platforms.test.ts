@@ -156,4 +156,32 @@ describe("Discord", () => {
     expect((await events(gw.request)).slice(6).map((x) => x.data.emoji)).toEqual(["❤️", "🔥"]);
     expect(fake.gateway.resumes).toBeGreaterThan(0);
   });
+
+  test("two edits stamped in the same millisecond are two events; a repeated one is stored once", async () => {
+    const fake = await startFakeDiscord();
+    fakes.push(fake);
+    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
+    const general = fake.channel(fake.guild({ name: "Home" }).id, { name: "general" });
+    const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
+    const a = fake.message(general.id, { author: ann, content: "draft" });
+    await waitFor(async () => ((await unreadTexts(gw.request)).length === 1 ? true : undefined), "draft");
+    const stamp = "2026-11-26T19:41:40.496000+00:00";
+    const first = { ...a, content: "draft 1", edited_timestamp: stamp };
+    fake.gateway.dispatch("MESSAGE_UPDATE", first);
+    fake.gateway.dispatch("MESSAGE_UPDATE", { ...a, content: "draft 2", edited_timestamp: stamp });
+    // The first dispatch again (a replay: same stamp, same content) is the same edit, stored once.
+    fake.gateway.dispatch("MESSAGE_UPDATE", first);
+    const list = await waitEvents(gw.request, 2, "two edits");
+    expect(list.map((e) => e.data)).toEqual([
+      { text: "draft 1", previous_text: "draft" },
+      { text: "draft 2", previous_text: "draft 1" },
+    ]);
+    fake.message(general.id, { author: ann, content: "fence" });
+    await waitFor(
+      async () => ((await unreadTexts(gw.request)).includes("fence") ? true : undefined),
+      "fence",
+    );
+    expect(await events(gw.request)).toHaveLength(2);
+    expect(await unreadTexts(gw.request)).toEqual(["draft 2", "fence"]);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * The bot's reactions and edits on Discord (runner; extensions.md §2): one REST call each. A custom emoji
  * goes to the route as `name:id`; Discord's "Unknown Emoji" is the agent's mistake (400), other failures
- * map as a send's do. An edit answers Discord's own `edited_timestamp`, the key its MESSAGE_UPDATE carries.
+ * map as a send's do. An edit answers the key its MESSAGE_UPDATE carries (Discord's `edited_timestamp` and
+ * the content it answered).
  */
 import { AppError } from "../../core/errors.ts";
 import type { EditRequest, EditResult, ReactRequest } from "../connector.ts";
@@ -44,7 +45,7 @@ export function createActions(deps: SenderDeps & { now: () => number }) {
     },
     edit: async (req: EditRequest): Promise<EditResult> => {
       const link = connectedLink(deps);
-      let answer: { edited_timestamp?: unknown };
+      let answer: { edited_timestamp?: unknown; content?: unknown };
       try {
         answer = await link.edit(req.channel.platformRef, req.platformMessageId, req.text);
       } catch (err) {
@@ -53,7 +54,8 @@ export function createActions(deps: SenderDeps & { now: () => number }) {
       const stamp = typeof answer.edited_timestamp === "string" ? answer.edited_timestamp : "";
       const at = Date.parse(stamp);
       const editedAtMs = Number.isFinite(at) ? at : deps.now();
-      return { editedAtMs, changeKey: editKey(req.platformMessageId, stamp || String(editedAtMs)) };
+      const content = typeof answer.content === "string" ? answer.content : req.text;
+      return { editedAtMs, changeKey: editKey(req.platformMessageId, stamp || String(editedAtMs), content) };
     },
   };
 }

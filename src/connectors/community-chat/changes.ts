@@ -48,9 +48,13 @@ function channelOf(d: Record<string, unknown>): string | null {
   return channelFor(kind, d.channel_id).id;
 }
 
-/** An edit's key: the message and Discord's `edited_timestamp`, the same in the REST answer and the echo. */
-export const editKey = (messageId: string, editedTimestamp: string) =>
-  `discord:edit:${messageId}:${editedTimestamp}`;
+/**
+ * An edit's key: the message, Discord's `edited_timestamp` and a hash of the new content — the same in
+ * the REST answer and the echo, and distinct for two edits stamped alike (a replayed dispatch repeats all
+ * three; two edits in one millisecond differ in content).
+ */
+export const editKey = (messageId: string, editedTimestamp: string, content: string) =>
+  `discord:edit:${messageId}:${editedTimestamp}:${Bun.hash(content).toString(36)}`;
 
 const parsedTime = (v: unknown, fallback: number) => {
   const t = typeof v === "string" ? Date.parse(v) : Number.NaN;
@@ -85,7 +89,7 @@ export function changesOf(
     };
     return {
       channelId,
-      changes: [{ ...change, dedupeKey: editKey(d.id, String(d.edited_timestamp ?? at)) }],
+      changes: [{ ...change, dedupeKey: editKey(d.id, String(d.edited_timestamp ?? at), d.content) }],
     };
   }
   if (t === "delete" || t === "delete_bulk") {

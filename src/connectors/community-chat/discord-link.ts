@@ -224,15 +224,15 @@ function restCalls(rest: Client["rest"]) {
       const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
       await (remove ? rest.delete(route) : rest.put(route));
     },
-    /** Edits one of the bot's messages; Discord answers the message with its `edited_timestamp`. */
+    /** Edits one of the bot's messages; Discord answers the message with its `edited_timestamp` and content. */
     edit: async (
       channelId: string,
       messageId: string,
       content: string,
-    ): Promise<{ edited_timestamp?: unknown }> =>
+    ): Promise<{ edited_timestamp?: unknown; content?: unknown }> =>
       (await rest.patch(Routes.channelMessage(channelId, messageId), {
         body: { content, allowed_mentions: { parse: [] } },
-      })) as { edited_timestamp?: unknown },
+      })) as { edited_timestamp?: unknown; content?: unknown },
     /** Opens (or finds) the DM channel with a user: the channel object, with its `last_message_id`. */
     openDm: async (userId: string): Promise<unknown> =>
       await rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
