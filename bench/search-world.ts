@@ -84,15 +84,29 @@ export interface Generated {
 }
 
 const OWNER: Person = { id: "owner", displayName: "Me" };
+
+/**
+ * Who writes an inbound message: in a one-to-one channel always its one other person (a stranger in
+ * STRANGER_SHARE of them), in a group anyone (a stranger in STRANGER_SHARE of its messages).
+ */
+function inboundSender(world: World, channel: Channel, index: number, r: number, pick: number): Person {
+  if (channel.type === "dm") {
+    const strangers = index % Math.round(1 / STRANGER_SHARE) === 0;
+    return (strangers ? world.strangers : world.known)[channel.source][index % 150] as Person;
+  }
+  const people = r < OUTBOUND_SHARE + STRANGER_SHARE ? world.strangers : world.known;
+  return people[channel.source][pick] as Person;
+}
 const GAP_MS = SPAN_MS / ROWS;
 
 /** Message i (i may run past ROWS: the ingest rounds continue the history). */
 export function generate(world: World, i: number): Generated {
-  const channel = world.channels[world.channelIndex()] as Channel;
+  const index = world.channelIndex();
+  const channel = world.channels[index] as Channel;
   const r = rng();
   const direction: Direction = r < OUTBOUND_SHARE ? "outbound" : "inbound";
-  const people = r < OUTBOUND_SHARE + STRANGER_SHARE ? world.strangers : world.known;
-  const sender = direction === "outbound" ? OWNER : (people[channel.source][randInt(150)] as Person);
+  const pick = randInt(150);
+  const sender = direction === "outbound" ? OWNER : inboundSender(world, channel, index, r, pick);
   const ranks = Array.from({ length: 2 + randInt(24) }, () => world.wordRank());
   return {
     channel,
