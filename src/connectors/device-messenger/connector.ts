@@ -15,10 +15,14 @@ import { createPoller, type PollerStatus } from "./poller.ts";
 import { createSender, sweepStagedSends } from "./sender.ts";
 
 /**
- * Messages' writes notify just before their commit is visible, so reads after a notification repeat every
- * RECHECK_MS until RECHECK_WINDOW_MS after the last one: the read a burst's last notification starts may
- * find only the burst's earlier rows (each repeat costs `PRAGMA data_version` when nothing changed).
+ * Messages' writes notify just before their commit is visible (about 0.7 ms before, while its fsync
+ * runs), so reads after a notification repeat: on every turn of the event loop for SPIN_MS after the last
+ * notification (the commit is seen within tens of microseconds of becoming visible, not at the next
+ * timer), then every RECHECK_MS until RECHECK_WINDOW_MS after it: the read a burst's last notification
+ * starts may find only the burst's earlier rows. Each repeat costs `PRAGMA data_version` when nothing
+ * changed; without notifications nothing repeats (idle costs nothing).
  */
+export const SPIN_MS = 3;
 export const RECHECK_MS = 1;
 export const RECHECK_WINDOW_MS = 50;
 export const STALL_AFTER_MS = 10_000;
@@ -82,7 +86,9 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   let lastError = { text: "", at: 0 };
   let running: Promise<void> | null = null;
   let again = false;
-  let recheck: ReturnType<typeof setTimeout> | null = null;
+  /** Cancels the scheduled repeat (null: none). */
+  let recheck: (() => void) | null = null;
+  let spinUntil = 0;
   let recheckUntil = 0;
   const tickOnce = async () => {
     const p = poller();
@@ -116,21 +122,29 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   const pickUp = async (): Promise<void> => {
     await run();
     if (!poller() || recheck || clock.now() >= recheckUntil) return;
-    recheck = setTimeout(() => {
+    const repeat = () => {
       recheck = null;
       void pickUp();
-    }, RECHECK_MS);
+    };
+    if (clock.now() < spinUntil) {
+      const turn = setImmediate(repeat);
+      recheck = () => clearImmediate(turn);
+    } else {
+      const timer = setTimeout(repeat, RECHECK_MS);
+      recheck = () => clearTimeout(timer);
+    }
   };
   return {
     run,
     /** A file notification: read now, and again shortly while nothing new is visible. */
     notified(): void {
+      spinUntil = clock.now() + SPIN_MS;
       recheckUntil = clock.now() + RECHECK_WINDOW_MS;
       void pickUp();
     },
     /** Stops rechecks; resolves when the tick in progress ends. */
     async stop(): Promise<void> {
-      if (recheck) clearTimeout(recheck);
+      recheck?.();
       await running;
     },
   };

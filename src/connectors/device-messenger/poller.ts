@@ -251,7 +251,12 @@ async function readAll(r: Reader, chatDb: ChatDb, stillOpen: () => boolean): Pro
     }
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  // After the new rows, so events are stored in the order things happened.
+  // The commit woke long polls, webhooks and channel pushes: they answer before the follow-up reads
+  // (about 1 ms on a busy chat.db). After the new rows, so events are stored in the order things happened.
+  if (changed && seen > 0) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!stillOpen() || read.stopping) return seen;
+  }
   if (changed) scanEdits(r, chatDb);
   if (changed) refreshNames(r, chatDb);
   updateLag(r, chatDb);
