@@ -24,6 +24,8 @@ import {
   ROUNDS,
   ROWS,
   round1,
+  TARGET_BARE_RATIO,
+  TARGET_GROWTH,
   TARGET_RATIO,
   THREADS,
   WARMUP_S,
@@ -63,12 +65,19 @@ function figures(run: ApiRun) {
   const main = run.mixes[0] as Mix;
   const gateway = summarize(runs, main.name, "gateway");
   const raw = summarize(runs, main.name, "raw");
+  const bare = summarize(runs, main.name, "bare");
   const ratio = gateway.rps / raw.rps;
+  const bareRatio = gateway.rps / bare.rps;
   const light = LIGHT
-    ? { gateway: summarize(runs, "agent-0 only", "gateway"), raw: summarize(runs, "agent-0 only", "raw") }
+    ? {
+        gateway: summarize(runs, "agent-0 only", "gateway"),
+        raw: summarize(runs, "agent-0 only", "raw"),
+        bare: summarize(runs, "agent-0 only", "bare"),
+      }
     : null;
   const worstGrowth = Math.max(...GROWTH_AGENTS.map((a) => growth.growthRatios[a]?.p50 ?? Number.NaN));
   const lightRatio = light ? light.gateway.rps / light.raw.rps : null;
+  const lightBareRatio = light ? light.gateway.rps / light.bare.rps : null;
   const verdicts = {
     throughput: { ratio, target: TARGET_RATIO, pass: ratio >= TARGET_RATIO },
     lightThroughput: {
@@ -76,11 +85,17 @@ function figures(run: ApiRun) {
       target: TARGET_RATIO,
       pass: lightRatio === null ? null : lightRatio >= TARGET_RATIO,
     },
+    bareThroughput: { ratio: bareRatio, target: TARGET_BARE_RATIO, pass: bareRatio >= TARGET_BARE_RATIO },
+    lightBareThroughput: {
+      ratio: lightBareRatio,
+      target: TARGET_BARE_RATIO,
+      pass: lightBareRatio === null ? null : lightBareRatio >= TARGET_BARE_RATIO,
+    },
     growth: growth.large
-      ? { worst_p50_ratio: worstGrowth, target: 2, pass: worstGrowth <= 2 }
-      : { worst_p50_ratio: null, target: 2, pass: null },
+      ? { worst_p50_ratio: worstGrowth, target: TARGET_GROWTH, pass: worstGrowth <= TARGET_GROWTH }
+      : { worst_p50_ratio: null, target: TARGET_GROWTH, pass: null },
   };
-  return { main, gateway, raw, ratio, light, lightRatio, verdicts };
+  return { main, gateway, raw, bare, ratio, bareRatio, light, lightRatio, lightBareRatio, verdicts };
 }
 
 type Figures = ReturnType<typeof figures>;
@@ -167,10 +182,12 @@ function runLines(runs: readonly RunResult[], f: Figures): string[] {
         ]),
         summaryRow(f.main.name, "gateway", f.gateway),
         summaryRow(f.main.name, "raw", f.raw),
+        summaryRow(f.main.name, "bare", f.bare),
         ...(f.light
           ? [
               summaryRow("agent-0 only", "gateway", f.light.gateway),
               summaryRow("agent-0 only", "raw", f.light.raw),
+              summaryRow("agent-0 only", "bare", f.light.bare),
             ]
           : []),
       ],
@@ -209,6 +226,14 @@ function summaryRows(f: Figures): SummaryRow[] {
             target: `≥ ${TARGET_RATIO}× raw req/s`,
             pass: f.verdicts.lightThroughput.pass,
           },
+          {
+            figure: `unread, one agent (nothing read), ${CONNECTIONS} connections, vs a bare server`,
+            value: rps(f.light.gateway),
+            baseline: `Bun.serve + plain SQL on a plain schema (api-bare.ts): ${rps(f.light.bare)}`,
+            ratio: Math.round((f.lightBareRatio ?? 0) * 100) / 100,
+            target: `≥ ${TARGET_BARE_RATIO}× bare req/s`,
+            pass: f.verdicts.lightBareThroughput.pass,
+          },
         ]
       : []),
     {
@@ -220,12 +245,20 @@ function summaryRows(f: Figures): SummaryRow[] {
       pass: f.verdicts.throughput.pass,
     },
     {
+      figure: `unread, 10 agents with heavier read layouts, ${CONNECTIONS} connections, vs a bare server`,
+      value: rps(f.gateway),
+      baseline: `Bun.serve + plain SQL on a plain schema (api-bare.ts): ${rps(f.bare)}`,
+      ratio: Math.round(f.bareRatio * 100) / 100,
+      target: `≥ ${TARGET_BARE_RATIO}× bare req/s`,
+      pass: f.verdicts.bareThroughput.pass,
+    },
+    {
       figure: `unread time growth ${GROWTH_SMALL.toLocaleString("en-US")} → ${GROWTH_LARGE.toLocaleString("en-US")} messages (worst p50 ratio)`,
       value:
         f.verdicts.growth.worst_p50_ratio === null ? "skipped" : `${fmt(f.verdicts.growth.worst_p50_ratio)}×`,
       baseline: "",
       ratio: null,
-      target: "≤ 2×",
+      target: `≤ ${TARGET_GROWTH}×`,
       pass: f.verdicts.growth.pass,
     },
   ];
@@ -288,6 +321,7 @@ function results(run: ApiRun, f: Figures, loadgen: string) {
     runs: run.runs.map(runResult),
     gateway: f.gateway,
     raw: f.raw,
+    bare: f.bare,
     light: f.light,
     growth: growth.dbs.map((d) => ({
       rows: d.rows,

@@ -213,7 +213,7 @@ export async function loadAll(dir: string, baseUrl: string): Promise<{ mixes: Mi
   progress("load");
   for (const mix of mixes) {
     for (let round = 1; round <= mix.rounds; round++) {
-      const order: Target[] = round % 2 === 1 ? ["raw", "gateway"] : ["gateway", "raw"];
+      const order: Target[] = round % 2 === 1 ? ["raw", "bare", "gateway"] : ["gateway", "bare", "raw"];
       for (const target of order) {
         let r = await loadRun(target, dir, baseUrl, mix, round);
         for (let retry = 0; retry < 2 && r.otherCpuShare !== null && r.otherCpuShare > MAX_OTHER; retry++) {

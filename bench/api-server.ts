@@ -3,6 +3,7 @@
  *
  *   bun run bench/api-server.ts gateway <work dir> <port>
  *   bun run bench/api-server.ts raw     <work dir> <port>
+ *   bun run bench/api-server.ts bare    <work dir> <port>
  *
  * gateway: the real service, built as `gw serve` builds it: loadConfig over an explicit environment,
  *          the pino logger, createService (no connectors), start(), app.listen().
@@ -10,6 +11,8 @@
  *          GET /messages/unread with the route's own work done directly: store.reads.unread, the page's
  *          attachments in one query, envelopeJson per row (the route's own JSON writer), next_since.
  *          No auth, no framework, no schema.
+ * bare:    a bare Bun.serve on a plain copy of the database with the simplest correct SQL and none of
+ *          gw's code (api-bare.ts).
  *
  * The database is <work dir>/data/gw.db and the allowlist <work dir>/allowlist.toml (both written by
  * api.ts). Environment: BENCH_TOKEN (the bearer, gateway), BENCH_BASE_URL (attachment URL base, raw; the
@@ -22,12 +25,13 @@ import { formatTimestamp } from "../src/core/time.ts";
 import { createService } from "../src/service.ts";
 import { envelopeJson } from "../src/store/envelope.ts";
 import { openStore } from "../src/store/store.ts";
+import { serveBare } from "./api-bare.ts";
 import { readyUntilSignal } from "./lib/child-protocol.ts";
 import { serveSetup } from "./lib/gw-child.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
-if ((mode !== "gateway" && mode !== "raw") || !dir || !portArg) {
-  process.stderr.write("usage: bun run bench/api-server.ts <gateway|raw> <work dir> <port>\n");
+if ((mode !== "gateway" && mode !== "raw" && mode !== "bare") || !dir || !portArg) {
+  process.stderr.write("usage: bun run bench/api-server.ts <gateway|raw|bare> <work dir> <port>\n");
   process.exit(2);
 }
 const port = Number(portArg);
@@ -56,6 +60,9 @@ if (mode === "gateway") {
     await svc.app.stop();
     await svc.close();
   };
+} else if (mode === "bare") {
+  const baseUrl = process.env.BENCH_BASE_URL ?? `http://127.0.0.1:${port}`;
+  stop = serveBare(dbPath, join(dir, "data/bare.db"), port, baseUrl);
 } else {
   const store = openStore(dbPath);
   const baseUrl = process.env.BENCH_BASE_URL ?? `http://127.0.0.1:${port}`;

@@ -1,7 +1,8 @@
 /**
  * bench/api.ts's servers: bench/api-server.ts in a child process, `gateway` (built as `gw serve` builds
- * it) or `raw` (a bare Bun.serve doing the same store calls), one at a time on a free port; and the
- * check that both give the same JSON to every agent before any load. `children` holds every process
+ * it), `raw` (a bare Bun.serve doing the same store calls) or `bare` (Bun.serve and plain SQL on a
+ * plain copy, api-bare.ts), one at a time on a free port; and the check that all three give the same
+ * JSON to every agent before any load. `children` holds every process
  * still running, so the benchmark's cleanup can kill them.
  */
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import type { Subprocess } from "bun";
 import { freePort } from "../test/helpers/process.ts";
 import { AGENTS, PATH, progress, TOKEN } from "./api-settings.ts";
 
-export type Target = "gateway" | "raw";
+export type Target = "gateway" | "raw" | "bare";
 
 interface Server {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -85,8 +86,9 @@ async function getUnread(port: number, agent: string): Promise<unknown> {
 }
 
 /**
- * Fetches every agent's page from the gateway, then from the raw server (whose attachment URLs use the
- * base the gateway derives from its bind address), and fails unless the parsed JSON is deep-equal.
+ * Fetches every agent's page from the gateway, then from the raw and the bare servers (whose attachment
+ * URLs use the base the gateway derives from its bind address), and fails unless the parsed JSON is
+ * deep-equal.
  * Returns that base and the rows each agent got.
  */
 export async function checkSameAnswers(dir: string) {
@@ -101,13 +103,15 @@ export async function checkSameAnswers(dir: string) {
   }
   await stopServer(gw);
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
-  const rawServer = await startServer("raw", dir, baseUrl);
-  for (const a of AGENTS) {
-    if (!Bun.deepEquals(await getUnread(rawServer.port, a), gatewayAnswers.get(a))) {
-      throw new Error(`the raw and gateway answers differ for ${a}`);
+  for (const target of ["raw", "bare"] as const) {
+    const server = await startServer(target, dir, baseUrl);
+    for (const a of AGENTS) {
+      if (!Bun.deepEquals(await getUnread(server.port, a), gatewayAnswers.get(a))) {
+        throw new Error(`the ${target} and gateway answers differ for ${a}`);
+      }
     }
+    await stopServer(server);
   }
-  await stopServer(rawServer);
   progress(`answers identical for all 10 agents; rows ${JSON.stringify(rowsPerAgent)}`);
   return { baseUrl, rowsPerAgent };
 }
