@@ -24,20 +24,18 @@ export interface UnreadFilter {
 const AFTER_ALL_IDS = "~";
 
 /**
- * Keys of the allowed messages of a scope after a position and, when `bounded`, before the start of
- * the agent's next run: every one of them is unread. Covered by the scope's index (no table lookup
- * unless a source filter rides along a channel scope). Exported for the plan tests.
+ * The allowed messages of a scope after a position and, when `bounded`, before the start of the agent's
+ * next run: every one of them is unread. The scope's index walks the range; only the rows returned are
+ * looked up (the page itself). Exported for the plan tests.
  */
 export function unreadCandidatesSql(kind: Scope["kind"], alsoSource = false, bounded = false): string {
   const { index, where } = SCOPE_WHERE[kind];
   return `
-    SELECT m.message_ts AS ts, m.id AS id FROM messages m INDEXED BY ${index}
+    SELECT m.* FROM messages m INDEXED BY ${index}
     WHERE ${where} AND (m.message_ts, m.id) > ($ts, $id)${bounded ? " AND (m.message_ts, m.id) < ($end_ts, $end_id)" : ""}
       ${alsoSource ? "AND m.source = $source" : ""}
     ORDER BY m.message_ts, m.id LIMIT $limit`;
 }
-
-const ROWS_BY_IDS_SQL = "SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?1))";
 
 function scopeOfFilter(f: UnreadFilter): Scope {
   if (f.channelId !== null) return { kind: "channel", value: f.channelId, name: `channel:${f.channelId}` };
@@ -45,7 +43,7 @@ function scopeOfFilter(f: UnreadFilter): Scope {
   return { kind: "all", value: "", name: "*" };
 }
 
-type Candidates = { all(p: Record<string, string | number>): Key[] };
+type Candidates = { all(p: Record<string, string | number>): MessageRow[] };
 
 /** The candidate queries, one per scope kind, source filter and boundedness, prepared once. */
 function candidateStatements(
@@ -56,7 +54,7 @@ function candidateStatements(
     const sql = unreadCandidatesSql(kind, alsoSource, bounded);
     let s = cache.get(sql);
     if (!s) {
-      s = db.prepare<Key, [Record<string, string | number>]>(sql) as unknown as Candidates;
+      s = db.prepare<MessageRow, [Record<string, string | number>]>(sql) as unknown as Candidates;
       cache.set(sql, s);
     }
     return s;
@@ -66,7 +64,6 @@ function candidateStatements(
 export function createReadStore(db: Database) {
   const runs = createRunTable(db);
   const candidates = candidateStatements(db);
-  const rowsByIds = db.prepare<MessageRow, [string]>(ROWS_BY_IDS_SQL);
   const allowedMessage = db.prepare<
     { message_ts: number; id: string; source: string; channel_id: string },
     [string]
@@ -76,10 +73,10 @@ export function createReadStore(db: Database) {
   );
 
   /**
-   * The keys of up to `limit` unread messages for the filter, in order, walking the runs of the filter's
-   * scope: at most one round per message returned, however many messages are read.
+   * Up to `limit` unread messages for the filter, in order, walking the runs of the filter's scope: at
+   * most one round per message returned, however many messages are read.
    */
-  const unreadKeys = (agentId: string, f: UnreadFilter): Key[] => {
+  const unreadRows = (agentId: string, f: UnreadFilter): MessageRow[] => {
     const scope = scopeOfFilter(f);
     let pos: Key =
       f.sinceMs === null ? { ts: BEFORE_ALL_TIME, id: "" } : { ts: f.sinceMs, id: AFTER_ALL_IDS };
@@ -88,15 +85,15 @@ export function createReadStore(db: Database) {
     const alsoSource = f.channelId !== null && f.source !== null;
     const params: Record<string, string | number> = { value: scope.value };
     if (alsoSource) params.source = f.source as string;
-    const keys: Key[] = [];
+    const rows: MessageRow[] = [];
     // Each round takes the keys between the position and the scope's next run (all unread), then jumps
     // over that run; between two runs there is at least one unread message of the scope, so `limit`
     // runs ahead are always enough for a page and are read in one query.
     let ahead: Run[] = [];
-    while (keys.length < f.limit) {
+    while (rows.length < f.limit) {
       if (ahead.length === 0) ahead = runs.startingAfter(agentId, scope.name, pos, f.limit + 1);
       const next = ahead.shift() ?? null;
-      const want = f.limit - keys.length;
+      const want = f.limit - rows.length;
       const bound: Record<string, string | number> = next
         ? { end_ts: next.start_ts, end_id: next.start_id }
         : {};
@@ -107,21 +104,15 @@ export function createReadStore(db: Database) {
         id: pos.id,
         limit: want,
       });
-      keys.push(...gap);
+      rows.push(...gap);
       if (!next || gap.length === want) break;
       pos = { ts: next.end_ts, id: next.end_id };
     }
-    return keys;
+    return rows;
   };
 
   return {
-    unread(agentId: string, f: UnreadFilter): MessageRow[] {
-      const keys = unreadKeys(agentId, f);
-      const order = new Map(keys.map((k, i) => [k.id, i]));
-      return rowsByIds
-        .all(JSON.stringify(keys.map((k) => k.id)))
-        .sort((x, y) => (order.get(x.id) ?? 0) - (order.get(y.id) ?? 0));
-    },
+    unread: unreadRows,
     /** Marks the given ids read for the agent; returns the number of unique ids submitted. */
     markRead: (agentId: string, ids: readonly string[], now: number): number =>
       db
