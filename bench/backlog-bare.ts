@@ -4,7 +4,7 @@
  *
  *   bun run bench/backlog-bare.ts <chat.db> <after ROWID> <database path>
  *
- * Reads the rows after <after ROWID> with gw's read query (openChatDb().rowsAfter, 500 at a time: the
+ * Reads the rows after <after ROWID> with gw's read query (openChatDb().rowsAfter, BATCH_ROWS at a time: the
  * same rows, read the same way) and stores each as one message row (rowid table, appended) with its
  * GUID as the unique key that makes a re-read harmless, the text and the same `raw` payload gw keeps
  * (rawOf), plus the reader's position, one transaction per batch, WAL, synchronous=FULL. A plain schema:

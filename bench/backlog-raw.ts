@@ -3,7 +3,7 @@
  *
  *   bun run bench/backlog-raw.ts <chat.db> <after ROWID> <store path>
  *
- * Reads the rows after <after ROWID> with the same query gw uses (openChatDb().rowsAfter, 500 at a
+ * Reads the rows after <after ROWID> with the same query gw uses (openChatDb().rowsAfter, BATCH_ROWS at a
  * time) and writes them into a fresh store with gw's schema and pragmas (openStore: the same tables and
  * indexes, WAL, synchronous=FULL): one transaction per batch with the same message inserts, one channel
  * upsert per channel and the cursor, and the same `raw` column (rawOf, the payload gw keeps). No gw

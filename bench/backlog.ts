@@ -9,7 +9,7 @@
  * is stopped and BENCH_BACKLOG rows are written (80 % from the allowlisted friend, 10 % from a
  * stranger, 10 % in a group). Then:
  * 1. raw: bench/backlog-raw.ts copies the same rows with gw's read query into a store with gw's schema
- *    (same inserts and index writes, 500 per transaction, synchronous=FULL), no gw logic; bare:
+ *    (same inserts and index writes, BATCH_ROWS per transaction, synchronous=FULL), no gw logic; bare:
  *    bench/backlog-bare.ts stores them in a plain schema (the row and its key), the same way.
  * 2. catch-up: gw serve starts on the backlog; from its first /healthz answer until /healthz says it is
  *    up to date, this script alternates GET /healthz and GET /messages/unread?limit=20 (one agent) every
