@@ -10,6 +10,7 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { serveGet } from "./lib/child-protocol.ts";
 
 const SCHEMA = `
   CREATE TABLE messages (
@@ -93,28 +94,19 @@ export function serveBare(gwPath: string, barePath: string, port: number, baseUr
     });
     return `${head.slice(0, -1)},"raw":${r.raw}}`;
   };
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port,
-    reusePort: false,
-    fetch(req) {
-      const url = new URL(req.url);
-      if (req.method !== "GET" || url.pathname !== "/messages/unread") {
-        return new Response("not found", { status: 404 });
-      }
-      const limit = Math.min(Number(url.searchParams.get("limit") ?? 20) || 20, 100);
-      const rows = page.all(req.headers.get("x-agent-id") ?? "", limit);
-      const byMessage = new Map<string, Attachment[]>();
-      if (rows.length > 0)
-        for (const a of attachments.all(JSON.stringify(rows.map((r) => r.id))))
-          byMessage.set(a.message_id, [...(byMessage.get(a.message_id) ?? []), a]);
-      const messages = rows.map((r) => envelope(r, byMessage.get(r.id) ?? [])).join(",");
-      const last = rows.at(-1);
-      const nextSince = last ? new Date(last.message_ts).toISOString() : "";
-      return new Response(`{"messages":[${messages}],"next_since":${JSON.stringify(nextSince)}}`, {
-        headers: { "content-type": "application/json" },
-      });
-    },
+  const server = serveGet(port, "/messages/unread", (url, req) => {
+    const limit = Math.min(Number(url.searchParams.get("limit") ?? 20) || 20, 100);
+    const rows = page.all(req.headers.get("x-agent-id") ?? "", limit);
+    const byMessage = new Map<string, Attachment[]>();
+    if (rows.length > 0)
+      for (const a of attachments.all(JSON.stringify(rows.map((r) => r.id))))
+        byMessage.set(a.message_id, [...(byMessage.get(a.message_id) ?? []), a]);
+    const messages = rows.map((r) => envelope(r, byMessage.get(r.id) ?? [])).join(",");
+    const last = rows.at(-1);
+    const nextSince = last ? new Date(last.message_ts).toISOString() : "";
+    return new Response(`{"messages":[${messages}],"next_since":${JSON.stringify(nextSince)}}`, {
+      headers: { "content-type": "application/json" },
+    });
   });
   return async () => {
     await server.stop(true);

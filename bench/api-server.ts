@@ -26,7 +26,7 @@ import { createService } from "../src/service.ts";
 import { envelopeJson } from "../src/store/envelope.ts";
 import { openStore } from "../src/store/store.ts";
 import { serveBare } from "./api-bare.ts";
-import { readyUntilSignal } from "./lib/child-protocol.ts";
+import { readyUntilSignal, serveGet } from "./lib/child-protocol.ts";
 import { serveSetup } from "./lib/gw-child.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
@@ -66,29 +66,20 @@ if (mode === "gateway") {
 } else {
   const store = openStore(dbPath);
   const baseUrl = process.env.BENCH_BASE_URL ?? `http://127.0.0.1:${port}`;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port,
-    reusePort: false,
-    fetch(req) {
-      const url = new URL(req.url);
-      if (req.method !== "GET" || url.pathname !== "/messages/unread") {
-        return new Response("not found", { status: 404 });
-      }
-      const limit = Math.min(Number(url.searchParams.get("limit") ?? 20) || 20, 100);
-      const rows = store.reads.unread(req.headers.get("x-agent-id") ?? "", {
-        source: null,
-        channelId: null,
-        sinceMs: null,
-        limit,
-      });
-      const atts = store.attachments.forMessages(rows.map((r) => r.id));
-      const messages = rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], baseUrl)).join(",");
-      const nextSince = rows.length > 0 ? formatTimestamp(Math.max(...rows.map((r) => r.message_ts))) : "";
-      return new Response(`{"messages":[${messages}],"next_since":${JSON.stringify(nextSince)}}`, {
-        headers: { "content-type": "application/json" },
-      });
-    },
+  const server = serveGet(port, "/messages/unread", (url, req) => {
+    const limit = Math.min(Number(url.searchParams.get("limit") ?? 20) || 20, 100);
+    const rows = store.reads.unread(req.headers.get("x-agent-id") ?? "", {
+      source: null,
+      channelId: null,
+      sinceMs: null,
+      limit,
+    });
+    const atts = store.attachments.forMessages(rows.map((r) => r.id));
+    const messages = rows.map((r) => envelopeJson(r, atts.get(r.id) ?? [], baseUrl)).join(",");
+    const nextSince = rows.length > 0 ? formatTimestamp(Math.max(...rows.map((r) => r.message_ts))) : "";
+    return new Response(`{"messages":[${messages}],"next_since":${JSON.stringify(nextSince)}}`, {
+      headers: { "content-type": "application/json" },
+    });
   });
   stop = async () => {
     await server.stop(true);

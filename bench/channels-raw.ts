@@ -17,7 +17,7 @@ import type { Source } from "../src/core/envelope.ts";
 import { formatTimestamp } from "../src/core/time.ts";
 import { channelName } from "../src/http/routes/channels.ts";
 import { openStore } from "../src/store/store.ts";
-import { readyUntilSignal } from "./lib/child-protocol.ts";
+import { readyUntilSignal, serveGet } from "./lib/child-protocol.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if (mode !== "raw" || !dir || !portArg) {
@@ -30,30 +30,22 @@ if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
 const allowlist = parsed.allowlist;
 const store = openStore(join(dir, "data/gw.db"));
 
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port,
-  reusePort: false,
-  fetch(req) {
-    const url = new URL(req.url);
-    if (req.method !== "GET" || url.pathname !== "/channels")
-      return new Response("not found", { status: 404 });
-    const rows = store.channelList.page({
-      agentId: req.headers.get("x-agent-id") ?? "",
-      source: (url.searchParams.get("source") ?? null) as Source | null,
-      personId: url.searchParams.get("person_id"),
-      limit: Number(url.searchParams.get("limit") ?? 100) || 100,
-    });
-    const channels = rows.map((r) => ({
-      channel_id: r.channel_id,
-      source: r.source,
-      channel_type: r.channel_type,
-      name: channelName(r, allowlist),
-      last_message_at: formatTimestamp(r.last_visible_at),
-      unread_count: Math.max(0, r.unread_count),
-    }));
-    return new Response(JSON.stringify({ channels }), { headers: { "content-type": "application/json" } });
-  },
+const server = serveGet(port, "/channels", (url, req) => {
+  const rows = store.channelList.page({
+    agentId: req.headers.get("x-agent-id") ?? "",
+    source: (url.searchParams.get("source") ?? null) as Source | null,
+    personId: url.searchParams.get("person_id"),
+    limit: Number(url.searchParams.get("limit") ?? 100) || 100,
+  });
+  const channels = rows.map((r) => ({
+    channel_id: r.channel_id,
+    source: r.source,
+    channel_type: r.channel_type,
+    name: channelName(r, allowlist),
+    last_message_at: formatTimestamp(r.last_visible_at),
+    unread_count: Math.max(0, r.unread_count),
+  }));
+  return new Response(JSON.stringify({ channels }), { headers: { "content-type": "application/json" } });
 });
 
 readyUntilSignal(port, async () => {

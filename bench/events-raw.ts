@@ -13,7 +13,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { formatTimestamp } from "../src/core/time.ts";
 import type { EventRow } from "../src/store/events.ts";
-import { readyUntilSignal } from "./lib/child-protocol.ts";
+import { readyUntilSignal, serveGet } from "./lib/child-protocol.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if (mode !== "raw" || !dir || !portArg) {
@@ -43,30 +43,23 @@ const after = db.prepare<Row, [string, number]>(
   "SELECT * FROM events INDEXED BY events_visible WHERE visible = 1 AND id > ?1 ORDER BY id LIMIT ?2",
 );
 
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port,
-  reusePort: false,
-  fetch(req) {
-    const url = new URL(req.url);
-    if (req.method !== "GET" || url.pathname !== "/events") return new Response("not found", { status: 404 });
-    const since = url.searchParams.get("since") ?? "";
-    const limit = Number(url.searchParams.get("limit") ?? 20) || 20;
-    const rows = after.all(since, limit);
-    const events = rows.map((r) => ({
-      id: r.id,
-      kind: r.kind,
-      source: r.source,
-      channel_id: r.channel_id,
-      message_id: r.message_id,
-      sender: { id: r.sender_id, display_name: r.sender_name, person_id: r.person_id },
-      timestamp: formatTimestamp(r.event_ts),
-      data: JSON.parse(r.data),
-    }));
-    return new Response(JSON.stringify({ events, next_since: rows.at(-1)?.id ?? since }), {
-      headers: { "content-type": "application/json" },
-    });
-  },
+const server = serveGet(port, "/events", (url) => {
+  const since = url.searchParams.get("since") ?? "";
+  const limit = Number(url.searchParams.get("limit") ?? 20) || 20;
+  const rows = after.all(since, limit);
+  const events = rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    source: r.source,
+    channel_id: r.channel_id,
+    message_id: r.message_id,
+    sender: { id: r.sender_id, display_name: r.sender_name, person_id: r.person_id },
+    timestamp: formatTimestamp(r.event_ts),
+    data: JSON.parse(r.data),
+  }));
+  return new Response(JSON.stringify({ events, next_since: rows.at(-1)?.id ?? since }), {
+    headers: { "content-type": "application/json" },
+  });
 });
 
 readyUntilSignal(port, async () => {

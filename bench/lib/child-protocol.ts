@@ -62,6 +62,23 @@ export async function serveCommands(
 }
 
 /**
+ * A bare baseline's HTTP server: `Bun.serve` on 127.0.0.1:`port` answering GET `path` with `answer`
+ * and 404 to anything else; no framework, no auth.
+ */
+export function serveGet(port: number, path: string, answer: (url: URL, req: Request) => Response) {
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port,
+    reusePort: false,
+    fetch(req) {
+      const url = new URL(req.url);
+      if (req.method !== "GET" || url.pathname !== path) return new Response("not found", { status: 404 });
+      return answer(url, req);
+    },
+  });
+}
+
+/**
  * A benchmark's server child: prints `ready <port>` (what bench/api-servers.ts waits for) and, on the
  * first SIGTERM or SIGINT, runs `stop` once and exits (1 if it failed).
  */
