@@ -13,6 +13,8 @@ import { statSync } from "node:fs";
  * catch-up throughput (bench backlog).
  */
 export const BATCH_ROWS = 250;
+/** Rows an edit re-check looks at, at most (recently dated rows carrying an edit time). */
+const EDITED_ROWS = 500;
 /**
  * How long a read waits for another program's lock on chat.db. bun:sqlite runs on the event loop, so
  * the wait freezes the API, the webhooks and the Discord heartbeat with it; a locked read is simply
@@ -229,7 +231,7 @@ export function openChatDb(path: string): ChatDb {
     rowsByIds: read((rowids: readonly number[]) =>
       rowids.length === 0 ? [] : byIds.all(JSON.stringify(rowids)).map(withBody),
     ),
-    editedSince: read((sinceMs: number, limit: number = BATCH_ROWS) =>
+    editedSince: read((sinceMs: number, limit: number = EDITED_ROWS) =>
       edited ? edited.all(appleNanosOf(sinceMs), limit).map(withBody) : [],
     ),
     dateNear: read((rowid: number) => near.get(rowid, TAIL_ROWS)?.d ?? null),
