@@ -18,9 +18,9 @@ import { createSender, sweepStagedSends } from "./sender.ts";
  * Messages' writes notify just before their commit is visible (about 0.7 ms before, while its fsync
  * runs), so reads after a notification repeat: on every turn of the event loop for SPIN_MS after the last
  * notification (the commit is seen within tens of microseconds of becoming visible, not at the next
- * timer), then every RECHECK_MS until RECHECK_WINDOW_MS after it: the read a burst's last notification
- * starts may find only the burst's earlier rows. Each repeat costs `PRAGMA data_version` when nothing
- * changed; without notifications nothing repeats (idle costs nothing).
+ * timer), then after RECHECK_MS, doubling each time, until RECHECK_WINDOW_MS after it: the read a
+ * burst's last notification starts may find only the burst's earlier rows. Each repeat costs
+ * `PRAGMA data_version` when nothing changed; without notifications nothing repeats (idle costs nothing).
  */
 export const SPIN_MS = 3;
 export const RECHECK_MS = 1;
@@ -79,8 +79,8 @@ function readerHealth(s: PollerStatus | undefined, now: number): ConnectorHealth
 /**
  * Ticks of the poller, never overlapping (a tick awaits attachment copies: a wake-up during one runs one
  * more after it); a failure is logged when it changes and once a minute while it lasts. `pickUp` is the
- * leading-edge read of a file notification, repeated every RECHECK_MS while the notification's window
- * lasts.
+ * leading-edge read of a file notification, repeated (spinning, then backing off) while the
+ * notification's window lasts.
  */
 function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   let lastError = { text: "", at: 0 };
@@ -90,6 +90,7 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
   let recheck: (() => void) | null = null;
   let spinUntil = 0;
   let recheckUntil = 0;
+  let delay = RECHECK_MS;
   const tickOnce = async () => {
     const p = poller();
     if (!p) return;
@@ -130,7 +131,8 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
       const turn = setImmediate(repeat);
       recheck = () => clearImmediate(turn);
     } else {
-      const timer = setTimeout(repeat, RECHECK_MS);
+      const timer = setTimeout(repeat, delay);
+      delay *= 2;
       recheck = () => clearTimeout(timer);
     }
   };
@@ -140,6 +142,9 @@ function createTicks(poller: () => Poller | null, clock: Clock, log: Logger) {
     notified(): void {
       spinUntil = clock.now() + SPIN_MS;
       recheckUntil = clock.now() + RECHECK_WINDOW_MS;
+      delay = RECHECK_MS;
+      recheck?.();
+      recheck = null;
       void pickUp();
     },
     /** Stops rechecks; resolves when the tick in progress ends. */
