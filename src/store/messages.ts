@@ -89,137 +89,105 @@ function prepareStatements(db: Database) {
        text, reply_to, message_ts, direction, allowlist_status, raw, created_at)
      VALUES ($id, $source, $platform_id, $channel_id, $channel_type, $sender_id, $sender_name, $person_id,
        $text, $reply_to, $message_ts, $direction, $allowlist_status, $raw, $created_at)`;
-  const insert = db.prepare(`INSERT INTO messages ${columns}`);
-  const insertNew = db.prepare(`INSERT OR IGNORE INTO messages ${columns}`);
-  const byId = db.prepare<MessageRow, [string]>("SELECT * FROM messages WHERE id = ?1");
-  const byPlatform = db.prepare<{ id: string }, [string, string]>(
-    "SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2",
-  );
-  const rowByPlatform = db.prepare<MessageRow, [string, string]>(
-    "SELECT * FROM messages WHERE source = ?1 AND platform_id = ?2",
-  );
-  const setText = db.prepare<unknown, [string, string]>("UPDATE messages SET text = ?2 WHERE id = ?1");
-  const tombstone = db.prepare<unknown, [string]>(
-    "UPDATE messages SET allowlist_status = 'deleted', text = '', raw = '{}' WHERE id = ?1",
-  );
-  const before = db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_BEFORE_SQL);
-  const after = db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_AFTER_SQL);
-  const quarantined = db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL);
-  const unlinkedOutbound = db.prepare<MessageRow, [string, string, number, number]>(
-    `SELECT * FROM messages INDEXED BY messages_channel_status_ts
+  return {
+    insert: db.prepare(`INSERT INTO messages ${columns}`),
+    insertNew: db.prepare(`INSERT OR IGNORE INTO messages ${columns}`),
+    byId: db.prepare<MessageRow, [string]>("SELECT * FROM messages WHERE id = ?1"),
+    byPlatform: db.prepare<{ id: string }, [string, string]>(
+      "SELECT id FROM messages WHERE source = ?1 AND platform_id = ?2",
+    ),
+    rowByPlatform: db.prepare<MessageRow, [string, string]>(
+      "SELECT * FROM messages WHERE source = ?1 AND platform_id = ?2",
+    ),
+    setText: db.prepare<unknown, [string, string]>("UPDATE messages SET text = ?2 WHERE id = ?1"),
+    tombstone: db.prepare<unknown, [string]>(
+      "UPDATE messages SET allowlist_status = 'deleted', text = '', raw = '{}' WHERE id = ?1",
+    ),
+    before: db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_BEFORE_SQL),
+    after: db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_AFTER_SQL),
+    quarantined: db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL),
+    unlinkedOutbound: db.prepare<MessageRow, [string, string, number, number]>(
+      `SELECT * FROM messages INDEXED BY messages_channel_status_ts
      WHERE channel_id = ?2 AND allowlist_status = 'outbound' AND message_ts BETWEEN ?3 AND ?4
        AND source = ?1 AND platform_id IS NULL
      ORDER BY message_ts, id`,
-  );
-  const senders = db.prepare<Omit<QuarantinedSender, "count" | "first_ts">, [number, Source | null]>(
-    QUARANTINED_SENDERS_SQL,
-  );
-  const senderCounts = db.prepare<{ source: string; sender_id: string; count: number; first_ts: number }, []>(
-    QUARANTINED_COUNTS_SQL,
-  );
-  const setPlatform = db.prepare<unknown, [string, string]>(
-    "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
-  );
-  const setReplyTo = db.prepare<unknown, [string, string]>(
-    "UPDATE messages SET reply_to = ?2 WHERE id = ?1 AND reply_to IS NULL",
-  );
-
-  return {
-    insert,
-    insertNew,
-    byId,
-    byPlatform,
-    rowByPlatform,
-    setText,
-    tombstone,
-    before,
-    after,
-    quarantined,
-    unlinkedOutbound,
-    senders,
-    senderCounts,
-    setPlatform,
-    setReplyTo,
+    ),
+    senders: db.prepare<Omit<QuarantinedSender, "count" | "first_ts">, [number, Source | null]>(
+      QUARANTINED_SENDERS_SQL,
+    ),
+    senderCounts: db.prepare<{ source: string; sender_id: string; count: number; first_ts: number }, []>(
+      QUARANTINED_COUNTS_SQL,
+    ),
+    setPlatform: db.prepare<unknown, [string, string]>(
+      "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
+    ),
+    setReplyTo: db.prepare<unknown, [string, string]>(
+      "UPDATE messages SET reply_to = ?2 WHERE id = ?1 AND reply_to IS NULL",
+    ),
   };
 }
 
 export function createMessageStore(db: Database) {
-  const {
-    insert,
-    insertNew,
-    byId,
-    byPlatform,
-    rowByPlatform,
-    setText,
-    tombstone,
-    before,
-    after,
-    quarantined,
-    unlinkedOutbound,
-    senders,
-    senderCounts,
-    setPlatform,
-    setReplyTo,
-  } = prepareStatements(db);
+  const s = prepareStatements(db);
   return {
     insert(row: MessageRow): void {
-      insert.run(row);
+      s.insert.run(row);
     },
     /**
      * Inserts unless a message with the same (source, platform id) exists; false when it does (one index
      * probe instead of a lookup and an insert). Any other constraint failure still throws.
      */
     insertIfNew(row: MessageRow): boolean {
-      if (insertNew.run(row).changes === 1) return true;
-      if (row.platform_id !== null && byPlatform.get(row.source, row.platform_id)) return false;
+      if (s.insertNew.run(row).changes === 1) return true;
+      if (row.platform_id !== null && s.byPlatform.get(row.source, row.platform_id)) return false;
       throw new Error(`message ${row.id} was not inserted (a constraint refused it)`);
     },
     get(id: string): MessageRow | null {
-      return byId.get(id);
+      return s.byId.get(id);
     },
     byPlatformId(source: Source, platformId: string): MessageRow | null {
-      return rowByPlatform.get(source, platformId);
+      return s.rowByPlatform.get(source, platformId);
     },
     /** An edit: the message's current text (what every read shows from now on). */
     setText(id: string, text: string): void {
-      setText.run(id, text);
+      s.setText.run(id, text);
     },
     /** An unsent or deleted message: its text and raw payload purged, the row kept as a tombstone. */
     markDeleted(id: string): void {
-      tombstone.run(id);
+      s.tombstone.run(id);
     },
     idByPlatformId(source: Source, platformId: string): string | null {
-      return byPlatform.get(source, platformId)?.id ?? null;
+      return s.byPlatform.get(source, platformId)?.id ?? null;
     },
     /** Links an outbound record to the platform's id for it once the platform confirms the send. */
     linkPlatformId(id: string, platformId: string): boolean {
-      return setPlatform.run(id, platformId).changes === 1;
+      return s.setPlatform.run(id, platformId).changes === 1;
     },
     /** Gives an outbound record stored from the platform's echo the message its send replied to. */
     setReplyTo(id: string, replyTo: string): void {
-      setReplyTo.run(id, replyTo);
+      s.setReplyTo.run(id, replyTo);
     },
     /** Outbound records of a channel not yet linked to a platform id, sent between two instants. */
     unlinkedOutbound(source: Source, channelId: string, fromMs: number, toMs: number): MessageRow[] {
-      return unlinkedOutbound.all(source, channelId, fromMs, toMs);
+      return s.unlinkedOutbound.all(source, channelId, fromMs, toMs);
     },
     /** Up to `nBefore` older and `nAfter` newer visible neighbours in the same channel, chronological. */
     context(target: MessageRow, nBefore: number, nAfter: number): MessageRow[] {
-      const side = (stmt: typeof before, n: number) =>
+      const side = (stmt: typeof s.before, n: number) =>
         n === 0
           ? []
           : VISIBLE.flatMap((status) => stmt.all(target.channel_id, target.message_ts, target.id, n, status));
-      const older = side(before, nBefore)
+      const older = side(s.before, nBefore)
         .sort(byKey)
         .slice(-nBefore || 0);
-      const newer = side(after, nAfter).sort(byKey).slice(0, nAfter);
+      const newer = side(s.after, nAfter).sort(byKey).slice(0, nAfter);
       return [...(nBefore === 0 ? [] : older), target, ...newer];
     },
     /** The `limit` most recent quarantined senders (of one source), with their counts (gw quarantine). */
     quarantinedSenders(limit: number, source: Source | null = null): QuarantinedSender[] {
-      const recent = senders.all(limit, source);
+      const recent = s.senders.all(limit, source);
       if (recent.length === 0) return [];
-      const counts = new Map(senderCounts.all().map((c) => [`${c.source} ${c.sender_id}`, c]));
+      const counts = new Map(s.senderCounts.all().map((c) => [`${c.source} ${c.sender_id}`, c]));
       return recent.map((s) => {
         const c = counts.get(`${s.source} ${s.sender_id}`);
         return { ...s, count: c?.count ?? 1, first_ts: c?.first_ts ?? s.last_ts };
@@ -227,7 +195,7 @@ export function createMessageStore(db: Database) {
     },
     /** Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`. */
     quarantine(sinceMs: number | null, limit: number): MessageRow[] {
-      return quarantined.all(sinceMs ?? BEFORE_ALL_TIME, limit);
+      return s.quarantined.all(sinceMs ?? BEFORE_ALL_TIME, limit);
     },
   };
 }
