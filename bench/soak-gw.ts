@@ -10,13 +10,14 @@
  * lib/child-protocol.ts: `{"cmd":"heap","gc":bool}` → the process's memory (RSS, mimalloc's committed
  * memory), the JavaScript heap (bun:jsc heapStats: live size, capacity, memory its objects own outside
  * it, cell count, the 15 commonest cell types), discord.js's cache sizes (the Client is taken at its
- * login(), as the link's cacheSizes() counts them) and gw.db's page cache setting; with `gc`, after
+ * login(), counted by the link's cacheSizesOf) and gw.db's page cache setting; with `gc`, after
  * Bun.gc(true) (a full collection and sweep), with the time it took. `{"cmd":"snapshot","path"}` writes
  * Bun.generateHeapSnapshot() there.
  */
 
 import { heapStats, memoryUsage } from "bun:jsc";
 import { writeFileSync } from "node:fs";
+import { cacheSizesOf } from "../src/connectors/community-chat/discord-link.ts";
 import { emit, serveCommands } from "./lib/child-protocol.ts";
 import { bothConnectorsOk, serveLikeGw, serveSetup } from "./lib/gw-child.ts";
 
@@ -41,18 +42,7 @@ const MiB = 1024 * 1024;
 const r1 = (x: number) => Math.round((x / MiB) * 10) / 10;
 
 function discordCaches() {
-  const c = client;
-  if (!c) return null;
-  return {
-    guilds: c.guilds.cache.size,
-    channels: c.channels.cache.size,
-    users: c.users.cache.size,
-    members: c.guilds.cache.reduce((n, g) => n + g.members.cache.size, 0),
-    messages: c.channels.cache.reduce(
-      (n, ch) => n + ("messages" in ch && ch.messages ? ch.messages.cache.size : 0),
-      0,
-    ),
-  };
+  return client ? cacheSizesOf(client) : null;
 }
 
 function heap(gc: boolean) {

@@ -196,20 +196,25 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
     ...restCalls(client.rest),
     destroy: () => client.destroy(),
     /** How many entries discord.js's caches hold (tests and the soak benchmark watch them stay small). */
-    cacheSizes: () => ({
-      guilds: client.guilds.cache.size,
-      channels: client.channels.cache.size,
-      users: client.users.cache.size,
-      members: client.guilds.cache.reduce((n, g) => n + g.members.cache.size, 0),
-      messages: client.channels.cache.reduce(
-        (n, c) => n + ("messages" in c && c.messages ? c.messages.cache.size : 0),
-        0,
-      ),
-    }),
+    cacheSizes: () => cacheSizesOf(client),
   };
 }
 
 /** The REST calls gw makes, each one request through discord.js's queue (rate limits, retries). */
+/** How many entries a discord.js client's caches hold (pure count). */
+export function cacheSizesOf(client: Client) {
+  return {
+    guilds: client.guilds.cache.size,
+    channels: client.channels.cache.size,
+    users: client.users.cache.size,
+    members: client.guilds.cache.reduce((n, g) => n + g.members.cache.size, 0),
+    messages: client.channels.cache.reduce(
+      (n, c) => n + ("messages" in c && c.messages ? c.messages.cache.size : 0),
+      0,
+    ),
+  };
+}
+
 function restCalls(rest: Client["rest"]) {
   return {
     post: async (channelId: string, body: object): Promise<{ id: string }> =>
