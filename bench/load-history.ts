@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { buildAllowlist } from "../src/allowlist/parse.ts";
 import type { Source } from "../src/core/envelope.ts";
 import { createIdFactory } from "../src/core/ids.ts";
-import { DISCORD_EPOCH } from "../src/demo/fake-discord/world.ts";
+import { DISCORD_EPOCH } from "../src/demo/fake-discord/payloads.ts";
 import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 import { silentLogger, WORDS } from "./lib/world.ts";

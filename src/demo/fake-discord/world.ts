@@ -6,10 +6,16 @@
  */
 
 import { type ChannelAccess, guildRoles, overwritesFor } from "./access.ts";
+import {
+  attachmentUrl,
+  channelPayload as channelPayloadOf,
+  DISCORD_EPOCH,
+  guildPayload,
+  messagePayload,
+  userPayload,
+} from "./payloads.ts";
 
 export type { ChannelAccess } from "./access.ts";
-
-export const DISCORD_EPOCH = 1_420_070_400_000n;
 
 export interface FakeUser {
   id: string;
@@ -73,18 +79,20 @@ interface StoredFile {
   expired: boolean;
 }
 
-const snowflakeMs = (id: string): number => Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
-
-export function createWorld(origin: () => string, botName = "gw-test-bot") {
+/** Snowflake ids: strictly increasing for "now"; a backdated id (tests of age limits) is only unique. */
+function snowflakes(): (ms?: number) => string {
   let last = 0n;
   let counter = 0n;
-  /** Strictly increasing for "now"; a backdated id (tests of age limits) is only unique. */
-  const snowflake = (ms?: number): string => {
+  return (ms) => {
     let id = ((BigInt(ms ?? Date.now()) - DISCORD_EPOCH) << 22n) | (counter++ & 0xfffn);
     if (ms === undefined && id <= last) id = last + 1n;
     if (ms === undefined) last = id;
     return id.toString();
   };
+}
+
+export function createWorld(origin: () => string, botName = "gw-test-bot") {
+  const snowflake = snowflakes();
   const users = new Map<string, FakeUser>();
   const guilds = new Map<string, FakeGuild>();
   const channels = new Map<string, Channel>();
@@ -96,15 +104,6 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
   /** Owns every guild (an owner has every permission, so it is not the bot). */
   const owner: FakeUser = { id: snowflake(), username: "server-owner", global_name: null };
   users.set(owner.id, owner);
-
-  const userPayload = (u: FakeUser) => ({
-    id: u.id,
-    username: u.username,
-    global_name: u.global_name,
-    discriminator: "0",
-    avatar: null,
-    ...(u.bot ? { bot: true } : {}),
-  });
 
   const lastMessageId = (c: Channel): string | null =>
     ((history.get(c.id) ?? []).at(-1)?.id as string | undefined) ?? null;
@@ -124,117 +123,26 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
 
   /** With `last_message_id`, the newest in the channel's history. */
   const channelPayload = (c: Channel): Payload =>
-    c.type === 1
-      ? {
-          id: c.id,
-          type: 1,
-          last_message_id: lastMessageId(c),
-          flags: 0,
-          recipients: c.recipient ? [userPayload(c.recipient)] : [],
-        }
-      : {
-          id: c.id,
-          type: c.type,
-          name: c.name,
-          guild_id: c.guildId,
-          last_message_id: lastMessageId(c),
-          flags: 0,
-          rate_limit_per_user: 0,
-          parent_id: c.parentId ?? null,
-          ...(c.type === 11
-            ? {
-                owner_id: bot.id,
-                thread_metadata: {
-                  archived: false,
-                  auto_archive_duration: 1440,
-                  locked: false,
-                  archive_timestamp: new Date().toISOString(),
-                  create_timestamp: new Date(snowflakeMs(c.id)).toISOString(),
-                },
-                message_count: (history.get(c.id) ?? []).length,
-                total_message_sent: (history.get(c.id) ?? []).length,
-                member_count: 1,
-              }
-            : { position: 0, permission_overwrites: overwrites(c), nsfw: false, topic: null }),
-        };
+    channelPayloadOf(c, {
+      lastMessageId: lastMessageId(c),
+      messages: (history.get(c.id) ?? []).length,
+      botId: bot.id,
+      overwrites: overwrites(c),
+    });
 
   /** Lists the roles, each channel's overwrites for the bot's `access` (access.ts) and the bot's member. */
   const guildCreate = (guildId: string): Payload => {
     const g = guilds.get(guildId) as FakeGuild;
     const own = [...channels.values()].filter((c) => c.guildId === guildId);
-    return {
-      id: g.id,
-      name: g.name,
-      icon: null,
-      owner_id: owner.id,
-      unavailable: false,
-      member_count: 2,
-      large: false,
-      joined_at: g.joinedAt,
-      features: [],
-      emojis: [],
-      stickers: [],
+    return guildPayload(g, {
+      ownerId: owner.id,
+      bot,
       roles: guildRoles({ guildId: g.id, botRoleId: g.botRoleId, botId: bot.id, botName: bot.username }),
       channels: own.filter((c) => c.type !== 11).map((c) => ({ ...channelPayload(c), guild_id: undefined })),
       // The active threads the bot can see (its own thread membership is not tracked).
       threads: own.filter((c) => c.type === 11 && accessOf(c) !== "hidden").map(channelPayload),
-      // Without the presence intent Discord lists only the bot (and users in voice).
-      members: [
-        {
-          user: userPayload(bot),
-          nick: null,
-          roles: [g.botRoleId],
-          joined_at: g.joinedAt,
-          deaf: false,
-          mute: false,
-          flags: 0,
-        },
-      ],
-      presences: [],
-      voice_states: [],
-      stage_instances: [],
-      guild_scheduled_events: [],
-    };
+    });
   };
-
-  /** A message as the gateway dispatches it (guild_id, channel_type, member for guild channels). */
-  const messagePayload = (
-    channel: Channel,
-    input: { id: string; author: FakeUser; content: string; type: number; nick?: string | null },
-    extra: { attachments: Payload[]; reference?: Payload },
-  ): Payload => ({
-    id: input.id,
-    channel_id: channel.id,
-    author: userPayload(input.author),
-    content: input.content,
-    timestamp: new Date(snowflakeMs(input.id)).toISOString(),
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: extra.attachments,
-    embeds: [],
-    pinned: false,
-    flags: 0,
-    components: [],
-    type: input.type,
-    ...(extra.reference ? { message_reference: extra.reference } : {}),
-    ...(channel.guildId
-      ? {
-          guild_id: channel.guildId,
-          channel_type: channel.type,
-          member: {
-            nick: input.nick ?? null,
-            roles: [],
-            joined_at: new Date().toISOString(),
-            deaf: false,
-            mute: false,
-            flags: 0,
-          },
-        }
-      : { channel_type: 1 }),
-  });
 
   const attachmentPayload = (channelId: string, a: FakeAttachmentInput): Payload => {
     const id = snowflake();
@@ -242,10 +150,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
       typeof a.data === "string" ? new TextEncoder().encode(a.data) : (a.data ?? new Uint8Array());
     const contentType = a.contentType ?? "application/octet-stream";
     files.set(id, { bytes, contentType, expired: a.expired ?? false });
-    const hex = (n: number) => Math.floor(n / 1000).toString(16);
-    const url =
-      a.url ??
-      `${origin()}/attachments/${channelId}/${id}/${encodeURIComponent(a.filename)}?ex=${hex(Date.now() + 86_400_000)}&is=${hex(Date.now())}&hm=${id.slice(-8)}`;
+    const url = a.url ?? attachmentUrl(origin(), channelId, id, a.filename);
     return {
       id,
       filename: a.filename,
