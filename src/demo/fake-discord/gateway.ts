@@ -28,25 +28,123 @@ export interface GatewayOptions {
   url: () => string;
 }
 
-export function createGateway(world: World, o: GatewayOptions) {
-  const sockets = new Set<ServerWebSocket<SocketData>>();
-  const sessions = new Map<string, Session>();
-  const counts = { identifies: 0, resumes: 0 };
+/** The gateway's mutable state, shared by its handlers and its test controls. */
+interface GatewayState {
+  sockets: Set<ServerWebSocket<SocketData>>;
+  sessions: Map<string, Session>;
+  counts: { identifies: number; resumes: number };
   /** Every socket close, in order: the code and reason either side gave. */
-  const closes: { code: number; reason: string }[] = [];
-  let ackHeartbeats = true;
-  let answerIdentify = true;
-  let turn = 0;
+  closes: { code: number; reason: string }[];
+  flags: { ackHeartbeats: boolean; answerIdentify: boolean };
+  /** Dispatches held back (`hold`), in order, until `release`. */
+  held: { t: string; d: unknown }[] | null;
+  /** Which session is served first next (rotates). */
+  turn: number;
+}
 
-  const send = (ws: ServerWebSocket<SocketData>, frame: Payload) => {
-    if (ws.readyState === 1) ws.send(JSON.stringify(frame));
-  };
+const send = (ws: ServerWebSocket<SocketData>, frame: Payload) => {
+  if (ws.readyState === 1) ws.send(JSON.stringify(frame));
+};
 
-  const push = (session: Session, t: string, d: unknown) => {
-    session.seq += 1;
-    session.buffer.push({ s: session.seq, t, d });
-    if (session.ws) send(session.ws, { op: 0, t, s: session.seq, d });
+/** A dispatch to one session: numbered, kept for a RESUME, sent if its socket is open. */
+const push = (session: Session, t: string, d: unknown) => {
+  session.seq += 1;
+  session.buffer.push({ s: session.seq, t, d });
+  if (session.ws) send(session.ws, { op: 0, t, s: session.seq, d });
+};
+
+/** A dispatch to every session (held back while `held`), starting with a different one each time. */
+function dispatchTo(state: GatewayState, t: string, d: unknown): void {
+  if (state.held) return void state.held.push({ t, d });
+  const all = [...state.sessions.values()];
+  state.turn += 1;
+  for (let i = 0; i < all.length; i++) push(all[(i + state.turn) % all.length] as Session, t, d);
+}
+
+const readyPayload = (world: World, sessionId: string, resumeUrl: string): Payload => ({
+  v: 10,
+  user: { ...world.userPayload(world.bot), verified: true, mfa_enabled: false, flags: 0 },
+  guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
+  session_id: sessionId,
+  resume_gateway_url: resumeUrl,
+  shard: [0, 1],
+  application: world.application,
+  private_channels: [],
+  relationships: [],
+});
+
+/** What tests do to the gateway: counts, closes, op 7 / op 9, drops, raw frames, holding dispatches. */
+function gatewayControl(state: GatewayState) {
+  const { sockets, sessions, counts, closes, flags } = state;
+  return {
+    /** The same dispatch, for tests that send payloads the world would never build. */
+    dispatch: (t: string, d: unknown) => dispatchTo(state, t, d),
+    get identifies() {
+      return counts.identifies;
+    },
+    get resumes() {
+      return counts.resumes;
+    },
+    connections: () => sockets.size,
+    closes: () => [...closes],
+    reconnect: () => {
+      for (const ws of sockets) send(ws, { op: 7, d: null });
+    },
+    invalidSession: (resumable: boolean) => {
+      if (!resumable) sessions.clear();
+      for (const ws of sockets) send(ws, { op: 9, d: resumable });
+    },
+    close: (code: number, reason = "") => {
+      for (const ws of sockets) ws.close(code, reason);
+    },
+    drop: () => {
+      for (const ws of sockets) ws.terminate();
+    },
+    /**
+     * Sends `frame` exactly as given to every open socket (a string as a text frame, bytes as a
+     * binary frame): no sequence number, not buffered for a resume. For hostile-frame tests.
+     */
+    sendRaw: (frame: string | Uint8Array) => {
+      for (const ws of sockets) if (ws.readyState === 1) ws.send(frame);
+    },
+    /** Holds every later dispatch back (a REST answer then arrives before its gateway echo). */
+    hold: () => {
+      state.held ??= [];
+    },
+    /** Sends the held dispatches, in order, and stops holding. */
+    release: () => {
+      const out = state.held ?? [];
+      state.held = null;
+      for (const f of out) dispatchTo(state, f.t, f.d);
+    },
+    /** false: heartbeats (op 1) are no longer answered with op 11. */
+    get ackHeartbeats() {
+      return flags.ackHeartbeats;
+    },
+    set ackHeartbeats(v: boolean) {
+      flags.ackHeartbeats = v;
+    },
+    /** false: IDENTIFYs are counted and never answered (a login that hangs before READY). */
+    get answerIdentify() {
+      return flags.answerIdentify;
+    },
+    set answerIdentify(v: boolean) {
+      flags.answerIdentify = v;
+    },
   };
+}
+
+export function createGateway(world: World, o: GatewayOptions) {
+  const state: GatewayState = {
+    sockets: new Set(),
+    sessions: new Map(),
+    counts: { identifies: 0, resumes: 0 },
+    closes: [],
+    flags: { ackHeartbeats: true, answerIdentify: true },
+    held: null,
+    turn: 0,
+  };
+  const { sockets, sessions, counts, closes, flags } = state;
 
   /**
    * Checks the token (close 4004) and the MessageContent intent when it is "disabled in the Developer Portal"
@@ -54,24 +152,14 @@ export function createGateway(world: World, o: GatewayOptions) {
    */
   const identify = (ws: ServerWebSocket<SocketData>, d: { token?: string; intents?: number }) => {
     counts.identifies += 1;
-    if (!answerIdentify) return;
+    if (!flags.answerIdentify) return;
     if (d.token !== o.token && d.token !== `Bot ${o.token}`) return ws.close(4004, "Authentication failed");
     if (!o.messageContentIntent && ((d.intents ?? 0) & MESSAGE_CONTENT_INTENT) !== 0)
       return ws.close(4014, "Disallowed intent(s).");
     const session: Session = { id: crypto.randomUUID().replaceAll("-", ""), seq: 0, buffer: [], ws };
     sessions.set(session.id, session);
     ws.data.session = session;
-    push(session, "READY", {
-      v: 10,
-      user: { ...world.userPayload(world.bot), verified: true, mfa_enabled: false, flags: 0 },
-      guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
-      session_id: session.id,
-      resume_gateway_url: o.url(),
-      shard: [0, 1],
-      application: world.application,
-      private_channels: [],
-      relationships: [],
-    });
+    push(session, "READY", readyPayload(world, session.id, o.url()));
     for (const id of world.guilds.keys()) push(session, "GUILD_CREATE", world.guildCreate(id));
   };
 
@@ -91,15 +179,6 @@ export function createGateway(world: World, o: GatewayOptions) {
     send(ws, { op: 0, t: "RESUMED", s: session.seq, d: null });
   };
 
-  /** Dispatches held back (`hold`), in order, until `release`. */
-  let held: { t: string; d: unknown }[] | null = null;
-  const dispatchToAll = (t: string, d: unknown) => {
-    if (held) return void held.push({ t, d });
-    const all = [...sessions.values()];
-    turn += 1;
-    for (let i = 0; i < all.length; i++) push(all[(i + turn) % all.length] as Session, t, d);
-  };
-
   const websocket = {
     open(ws: ServerWebSocket<SocketData>) {
       sockets.add(ws);
@@ -113,7 +192,7 @@ export function createGateway(world: World, o: GatewayOptions) {
         return ws.close(4002, "Decode error");
       }
       if (frame.op === 1) {
-        if (ackHeartbeats) send(ws, { op: 11 });
+        if (flags.ackHeartbeats) send(ws, { op: 11 });
       } else if (frame.op === 2) identify(ws, frame.d as { token?: string; intents?: number });
       else if (frame.op === 6) resume(ws, frame.d as { token?: string; session_id?: string; seq?: number });
     },
@@ -134,63 +213,8 @@ export function createGateway(world: World, o: GatewayOptions) {
      * Sends a dispatch to every session of the bot (buffered for a resume while a socket is down),
      * starting with a different one each time so that no client is always served first.
      */
-    dispatch: (t: string, d: unknown) => dispatchToAll(t, d),
-    control: {
-      /** The same dispatch, for tests that send payloads the world would never build. */
-      dispatch: (t: string, d: unknown) => dispatchToAll(t, d),
-      get identifies() {
-        return counts.identifies;
-      },
-      get resumes() {
-        return counts.resumes;
-      },
-      connections: () => sockets.size,
-      closes: () => [...closes],
-      reconnect: () => {
-        for (const ws of sockets) send(ws, { op: 7, d: null });
-      },
-      invalidSession: (resumable: boolean) => {
-        if (!resumable) sessions.clear();
-        for (const ws of sockets) send(ws, { op: 9, d: resumable });
-      },
-      close: (code: number, reason = "") => {
-        for (const ws of sockets) ws.close(code, reason);
-      },
-      drop: () => {
-        for (const ws of sockets) ws.terminate();
-      },
-      /**
-       * Sends `frame` exactly as given to every open socket (a string as a text frame, bytes as a
-       * binary frame): no sequence number, not buffered for a resume. For hostile-frame tests.
-       */
-      sendRaw: (frame: string | Uint8Array) => {
-        for (const ws of sockets) if (ws.readyState === 1) ws.send(frame);
-      },
-      /** Holds every later dispatch back (a REST answer then arrives before its gateway echo). */
-      hold: () => {
-        held ??= [];
-      },
-      /** Sends the held dispatches, in order, and stops holding. */
-      release: () => {
-        const out = held ?? [];
-        held = null;
-        for (const f of out) dispatchToAll(f.t, f.d);
-      },
-      /** false: heartbeats (op 1) are no longer answered with op 11. */
-      get ackHeartbeats() {
-        return ackHeartbeats;
-      },
-      set ackHeartbeats(v: boolean) {
-        ackHeartbeats = v;
-      },
-      /** false: IDENTIFYs are counted and never answered (a login that hangs before READY). */
-      get answerIdentify() {
-        return answerIdentify;
-      },
-      set answerIdentify(v: boolean) {
-        answerIdentify = v;
-      },
-    },
+    dispatch: (t: string, d: unknown) => dispatchTo(state, t, d),
+    control: gatewayControl(state),
     stop: () => {
       for (const ws of sockets) ws.terminate();
     },
