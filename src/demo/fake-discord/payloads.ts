@@ -1,7 +1,7 @@
 /**
  * The fake Discord's payloads, built from their arguments only (pure): a user, a channel (DM, guild
- * channel, thread), a GUILD_CREATE, a message as the gateway dispatches it and an attachment's CDN url.
- * world.ts passes in what they need of its state (history, overwrites, the bot).
+ * channel, thread), a GUILD_CREATE, a message and a reaction as the gateway dispatches them and an
+ * attachment's CDN url. world.ts passes in what they need of its state (history, overwrites, the bot).
  */
 import type { Channel, FakeUser, Payload } from "./world.ts";
 
@@ -148,3 +148,22 @@ export const guildPayload = (
   stage_instances: [],
   guild_scheduled_events: [],
 });
+
+/** A reaction dispatch (the same for add and remove), a custom `<:name:id>` emoji split, the member in guilds. */
+export function reactionPayload(
+  channel: Channel | undefined,
+  r: { channelId: string; messageId: string; user: FakeUser; emoji: string },
+): Payload {
+  const custom = /^<(a?):([^:]*):(\d+)>$/.exec(r.emoji);
+  return {
+    user_id: r.user.id,
+    channel_id: r.channelId,
+    message_id: r.messageId,
+    emoji: custom
+      ? { id: custom[3], name: custom[2], animated: custom[1] === "a" }
+      : { id: null, name: r.emoji },
+    ...(channel?.guildId
+      ? { guild_id: channel.guildId, member: { user: userPayload(r.user), roles: [], nick: null } }
+      : {}),
+  };
+}

@@ -4,6 +4,7 @@
  * as the dispatch Discord sends for it.
  */
 import type { FakeGateway } from "./gateway.ts";
+import { reactionPayload } from "./payloads.ts";
 import type { createRest } from "./rest.ts";
 import type { Channel, ChannelAccess, FakeMessageInput, FakeUser, Payload, World } from "./world.ts";
 
@@ -57,33 +58,7 @@ export function createPeople(world: World, gateway: FakeGateway, rest: ReturnTyp
       return { id: (existing ?? rest.dmChannel(user)).id };
     },
     /** Posts as a user: stored in history, and dispatched as MESSAGE_CREATE unless `dispatch: false`. */
-    message(channelId: string, input: FakeMessageInput): Payload {
-      const channel = world.channel(channelId);
-      if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);
-      const id = world.snowflake(input.at);
-      const reference = input.replyTo
-        ? { type: 0, message_id: input.replyTo, channel_id: channelId, guild_id: channel.guildId }
-        : undefined;
-      const message = world.messagePayload(
-        channel,
-        {
-          id,
-          author: input.author,
-          content: input.content ?? "",
-          type: input.type ?? (input.replyTo ? 19 : 0),
-          ...(input.nick !== undefined ? { nick: input.nick } : {}),
-        },
-        {
-          attachments: (input.attachments ?? []).map((a) => world.attachmentPayload(channelId, a)),
-          ...(reference ? { reference } : {}),
-        },
-      );
-      const list = [...(world.history.get(channelId) ?? []), message];
-      list.sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? -1 : 1));
-      world.history.set(channelId, list);
-      if (input.dispatch !== false) gateway.dispatch("MESSAGE_CREATE", message);
-      return message;
-    },
+    message: (channelId: string, input: FakeMessageInput): Payload => post(world, gateway, channelId, input),
     /** A user edits a message: its content changes in history and MESSAGE_UPDATE goes out. */
     edit(channelId: string, messageId: string, content: string): Payload {
       const list = world.history.get(channelId) ?? [];
@@ -108,36 +83,53 @@ export function createPeople(world: World, gateway: FakeGateway, rest: ReturnTyp
     },
     /** A user adds (or removes) a reaction: MESSAGE_REACTION_ADD (_REMOVE), with the member in guilds. */
     react(channelId: string, messageId: string, user: FakeUser, emoji: string, remove = false): void {
-      const channel = world.channel(channelId);
-      const custom = /^<(a?):([^:]*):(\d+)>$/.exec(emoji);
-      const payload = {
-        user_id: user.id,
-        channel_id: channelId,
-        message_id: messageId,
-        emoji: custom
-          ? { id: custom[3], name: custom[2], animated: custom[1] === "a" }
-          : { id: null, name: emoji },
-        ...(channel?.guildId
-          ? { guild_id: channel.guildId, member: { user: world.userPayload(user), roles: [], nick: null } }
-          : {}),
-      };
-      gateway.dispatch(remove ? "MESSAGE_REACTION_REMOVE" : "MESSAGE_REACTION_ADD", payload);
-    },
-    /** Renames a guild (GUILD_UPDATE), a channel (CHANNEL_UPDATE) or a thread (THREAD_UPDATE). */
-    rename(id: string, name: string): void {
-      const guild = world.guilds.get(id);
-      if (guild) {
-        guild.name = name;
-        gateway.dispatch("GUILD_UPDATE", { id, name, icon: null, owner_id: world.owner.id });
-        return;
-      }
-      const channel = world.channel(id);
-      if (!channel) throw new Error(`fake Discord: no guild or channel ${id}`);
-      channel.name = name;
       gateway.dispatch(
-        channel.type === 11 ? "THREAD_UPDATE" : "CHANNEL_UPDATE",
-        world.channelPayload(channel),
+        remove ? "MESSAGE_REACTION_REMOVE" : "MESSAGE_REACTION_ADD",
+        reactionPayload(world.channel(channelId), { channelId, messageId, user, emoji }),
       );
     },
+    /** Renames a guild (GUILD_UPDATE), a channel (CHANNEL_UPDATE) or a thread (THREAD_UPDATE). */
+    rename: (id: string, name: string): void => rename(world, gateway, id, name),
   };
+}
+
+function post(world: World, gateway: FakeGateway, channelId: string, input: FakeMessageInput): Payload {
+  const channel = world.channel(channelId);
+  if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);
+  const id = world.snowflake(input.at);
+  const reference = input.replyTo
+    ? { type: 0, message_id: input.replyTo, channel_id: channelId, guild_id: channel.guildId }
+    : undefined;
+  const message = world.messagePayload(
+    channel,
+    {
+      id,
+      author: input.author,
+      content: input.content ?? "",
+      type: input.type ?? (input.replyTo ? 19 : 0),
+      ...(input.nick !== undefined ? { nick: input.nick } : {}),
+    },
+    {
+      attachments: (input.attachments ?? []).map((a) => world.attachmentPayload(channelId, a)),
+      ...(reference ? { reference } : {}),
+    },
+  );
+  const list = [...(world.history.get(channelId) ?? []), message];
+  list.sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? -1 : 1));
+  world.history.set(channelId, list);
+  if (input.dispatch !== false) gateway.dispatch("MESSAGE_CREATE", message);
+  return message;
+}
+
+function rename(world: World, gateway: FakeGateway, id: string, name: string): void {
+  const guild = world.guilds.get(id);
+  if (guild) {
+    guild.name = name;
+    gateway.dispatch("GUILD_UPDATE", { id, name, icon: null, owner_id: world.owner.id });
+    return;
+  }
+  const channel = world.channel(id);
+  if (!channel) throw new Error(`fake Discord: no guild or channel ${id}`);
+  channel.name = name;
+  gateway.dispatch(channel.type === 11 ? "THREAD_UPDATE" : "CHANNEL_UPDATE", world.channelPayload(channel));
 }
