@@ -5,7 +5,7 @@
  * pipeline; this build has no platform connector yet, so a send answers 502 and that answer is what the
  * key replays.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildAllowlist } from "../../src/allowlist/parse.ts";
@@ -29,12 +29,10 @@ const dir = tempDir();
 const env = isolatedEnv(dir, { GW_BIND_PORT: String(freePort()) });
 const base = `http://127.0.0.1:${env.GW_BIND_PORT}`;
 const auth = { authorization: `Bearer ${env.GW_BEARER_TOKEN}` };
-let gw: GwProcess;
-let ids: string[] = [];
 const attachmentId = createIdFactory(systemClock).attachment();
 
-beforeAll(async () => {
-  await ensureBinary();
+/** Two messages (the first with an attachment) stored through the real ingest pipeline; their ids. */
+function seed(): string[] {
   const store = openStore(env.GW_DB_PATH as string);
   mkdirSync(env.GW_ATTACHMENT_DIR as string, { recursive: true });
   writeFileSync(join(env.GW_ATTACHMENT_DIR as string, attachmentId), "hello bytes");
@@ -54,7 +52,7 @@ beforeAll(async () => {
     fileName: attachmentId,
     platformRef: null,
   };
-  ids = ingest({
+  const ids = ingest({
     source: "device_messenger",
     messages: [inbound({ attachments: [attachment] }), inbound()],
     cursor: "2",
@@ -64,9 +62,14 @@ beforeAll(async () => {
     env.GW_ALLOWLIST_PATH as string,
     '[[entry]]\nsource = "device_messenger"\nid = "+15555550100"\nperson_id = "ann"\n',
   );
-  gw = spawnGw(["serve"], env, { binary: true });
-  await waitForHealth(Number(env.GW_BIND_PORT));
-}, 120_000);
+  return ids;
+}
+
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
+const ids = seed();
+const gw: GwProcess = spawnGw(["serve"], env, { binary: true });
+await waitForHealth(Number(env.GW_BIND_PORT));
 
 afterAll(async () => {
   gw.proc.kill("SIGTERM");

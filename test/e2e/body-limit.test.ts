@@ -4,7 +4,7 @@
  * a chunked body without a Content-Length is 411; bodies within the limit work as before; a request
  * with an empty Host header still gets the envelope.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { MAX_BODY_BYTES } from "../../src/http/app.ts";
 import { MAX_DELIVERY_BYTES } from "../../src/receiver/app.ts";
@@ -43,18 +43,15 @@ function raw(port: number, head: string, body = ""): Promise<{ status: number; t
 const envelope = (text: string) =>
   JSON.parse(text) as { error: { code: string; details: Record<string, unknown> } };
 
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
+const serveEnv = isolatedEnv(tempDir(), { GW_BIND_PORT: String(freePort()) });
+running.push(spawnGw(["serve"], serveEnv, { binary: true }));
+await waitForHealth(Number(serveEnv.GW_BIND_PORT));
+
 describe("gw serve (compiled)", () => {
-  let port = 0;
-  let token = "";
-  beforeAll(async () => {
-    await ensureBinary();
-    const env = isolatedEnv(tempDir(), { GW_BIND_PORT: String(freePort()) });
-    port = Number(env.GW_BIND_PORT);
-    token = env.GW_BEARER_TOKEN as string;
-    const gw = spawnGw(["serve"], env, { binary: true });
-    running.push(gw);
-    await waitForHealth(port);
-  });
+  const port = Number(serveEnv.GW_BIND_PORT);
+  const token = serveEnv.GW_BEARER_TOKEN as string;
   const big = "x".repeat(MAX_BODY_BYTES + 1);
   const send = (headers: Record<string, string>, body: string) =>
     fetch(`http://127.0.0.1:${port}/messages/send`, {

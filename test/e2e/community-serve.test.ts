@@ -6,7 +6,7 @@
  * fetches an allowlisted person's first DM written while gw was down.
  */
 import { Database } from "bun:sqlite";
-import { afterEach, beforeAll, expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
@@ -19,9 +19,8 @@ afterEach(async () => {
   for (const f of fakes.splice(0)) await f.stop();
 });
 
-beforeAll(async () => {
-  await ensureBinary();
-}, 120_000);
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
 
 async function setUp() {
   const fake = await startFakeDiscord();

@@ -2,15 +2,14 @@
  * The compiled binary (`bun run build` -> dist/gw), as users run it: version, configuration error exit
  * code, `serve` answering /healthz and enforcing the bearer, and a clean stop on SIGTERM.
  */
-import { beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import pkg from "../../package.json" with { type: "json" };
 import { ensureBinary, freePort, isolatedEnv, spawnGw, waitForHealth } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-beforeAll(async () => {
-  await ensureBinary();
-}, 120_000);
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
 
 test("dist/gw --version", async () => {
   const gw = spawnGw(["--version"], {}, { binary: true });

@@ -7,7 +7,7 @@
  * a warning, and Ctrl-C stops it cleanly and removes its folder.
  */
 import { Database } from "bun:sqlite";
-import { beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { ensureBinary, freePort, spawnGw, waitFor } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -20,9 +20,8 @@ interface Listed {
   }[];
 }
 
-beforeAll(async () => {
-  await ensureBinary();
-}, 120_000);
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
 
 const bothSources = (list: Listed["messages"]) =>
   ["device_messenger", "community_chat"].every((s) => list.some((m) => m.source === s)) ? list : undefined;

@@ -4,7 +4,7 @@
  * minimal environment; without a converter, or with one that fails, the path of a byte-identical copy and
  * a note saying why.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tinyJpeg } from "../fakes/fake-sips.ts";
@@ -14,16 +14,12 @@ import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
 import { sipsStandIn } from "../helpers/sips.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-let s: Awaited<ReturnType<typeof attachmentService>>;
-let env: Record<string, string>;
-let gw: McpHandle;
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+const s = await attachmentService();
+const env: Record<string, string> = s.env;
+const gw: McpHandle = await connectMcp(["--extended"], { ...env, GW_SIPS_PATH: "/nonexistent/sips" });
 const stored = (bytes: Uint8Array, mime: string) => s.stored(bytes, mime);
 
-beforeAll(async () => {
-  s = await attachmentService();
-  env = s.env;
-  gw = await connectMcp(["--extended"], { ...env, GW_SIPS_PATH: "/nonexistent/sips" });
-});
 afterAll(async () => {
   await closeAll();
   await s.stop();

@@ -4,7 +4,7 @@
  * larger images as a byte-identical private local copy; the error envelope for an unknown id; and
  * `attachment_ids` in a channel notification's meta. HEIC: mcp-attachments-heic.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { attachmentService, cacheDir, decoded, ids, info } from "../helpers/attachment-service.ts";
@@ -13,14 +13,11 @@ import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
 import { waitFor } from "../helpers/process.ts";
 import { inbound } from "../helpers/service.ts";
 
-let s: Awaited<ReturnType<typeof attachmentService>>;
-let gw: McpHandle;
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+const s = await attachmentService();
+const gw: McpHandle = await connectMcp(["--extended"], s.env);
 const stored = (bytes: Uint8Array, mime: string) => s.stored(bytes, mime);
 
-beforeAll(async () => {
-  s = await attachmentService();
-  gw = await connectMcp(["--extended"], s.env);
-});
 afterAll(async () => {
   await closeAll();
   await s.stop();

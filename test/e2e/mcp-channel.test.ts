@@ -5,7 +5,7 @@
  * quarantined sender, nothing lost or repeated across a `gw serve` restart, and nothing at all without
  * the flag.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -54,14 +54,10 @@ async function connect(args: string[], env: Record<string, string> = {}) {
 const until = (pushed: Pushed[], n: number) =>
   waitFor(() => (pushed.length >= n ? pushed.slice() : undefined), `${n} channel notification(s)`, 15_000);
 
-let channel: Awaited<ReturnType<typeof connect>>;
-let plain: Awaited<ReturnType<typeof connect>>;
-
-beforeAll(async () => {
-  await startServe();
-  channel = await connect(["--channel"]);
-  plain = await connect([]);
-});
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await startServe();
+const channel = await connect(["--channel"]);
+const plain = await connect([]);
 afterAll(async () => {
   for (const c of clients) await c.close();
   serve.proc.kill("SIGKILL");

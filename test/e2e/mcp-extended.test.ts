@@ -5,7 +5,7 @@
  * validate their input before any request and hand back the service's error envelope verbatim. (The answers
  * of react, edit_message, list_channels and search_messages from the real routes: mcp-actions.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { recordingApi } from "../fakes/recording-api.ts";
 import { closeAll, connectMcp, type McpHandle, toolNames } from "../helpers/mcp-client.ts";
 
@@ -23,11 +23,8 @@ const HEADERS = { authorization: "Bearer mcp-token-123456", "x-agent-id": "agent
 
 const api = recordingApi();
 const env = { GW_BEARER_TOKEN: "mcp-token-123456", GW_AGENT_ID: "agent-x", GW_BASE_URL: api.url };
-let ext: McpHandle;
-
-beforeAll(async () => {
-  ext = await connectMcp(["--extended"], env);
-});
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+const ext: McpHandle = await connectMcp(["--extended"], env);
 afterAll(async () => {
   await closeAll();
   api.stop();

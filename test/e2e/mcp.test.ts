@@ -3,7 +3,7 @@
  * against a recording HTTP server (exact requests, error envelopes, validation before any request)
  * and against a real service (happy paths). One client runs the compiled binary.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -45,14 +45,11 @@ const call = async (c: Client, name: string, args: Record<string, unknown>) =>
 
 const api = recordingApi();
 afterAll(() => api.stop());
-let client: Client;
-
-beforeAll(async () => {
-  client = await connect({
-    GW_BEARER_TOKEN: "mcp-token-123456",
-    GW_AGENT_ID: "agent-x",
-    GW_BASE_URL: api.url,
-  });
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+const client = await connect({
+  GW_BEARER_TOKEN: "mcp-token-123456",
+  GW_AGENT_ID: "agent-x",
+  GW_BASE_URL: api.url,
 });
 
 describe("the server", () => {

@@ -5,7 +5,7 @@
  * private MCP config): lists unread, replies, marks read — and the reply reaches Discord. Also the
  * receiver's configuration errors and a clean stop on SIGTERM.
  */
-import { afterEach, beforeAll, expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "../../src/core/envelope.ts";
@@ -34,9 +34,8 @@ afterEach(async () => {
   for (const f of fakes.splice(0)) await f.stop();
 });
 
-beforeAll(async () => {
-  await ensureBinary();
-}, 120_000);
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
 
 test.each([false, true])(
   "gw serve → signed webhook → gw receiver → agent → gw mcp → Discord (compiled: %p)",

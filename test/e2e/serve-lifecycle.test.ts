@@ -5,7 +5,7 @@
  * close handshake) does not hold the stop; a second SIGTERM ends at once; the ordered stop is bounded at
  * 10 s; and nothing acknowledged is lost either way.
  */
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
@@ -31,9 +31,8 @@ afterEach(() => {
   }
 });
 
-beforeAll(async () => {
-  await ensureBinary();
-}, 120_000);
+// At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
+await ensureBinary();
 
 async function fakeDiscordProcess(): Promise<FakeProcess> {
   const proc = Bun.spawn([process.execPath, join(ROOT, "test/fakes/fake-discord-process.ts")], {
