@@ -15,7 +15,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FLAGS } from "../scripts/build.ts";
+import { ASSET_FLAGS, FLAGS, writeAssets } from "../scripts/build.ts";
 import { freePort } from "../test/helpers/process.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
 import { type Dist, dist, intEnv } from "./lib/stats.ts";
@@ -49,12 +49,12 @@ writeFileSync(
 );
 writeFileSync(join(dir, "hello-print.ts"), 'process.stdout.write("hello 0.0.0\\n");\n');
 progress("building gw (with and without --bytecode) and the hello-world baselines");
-const gw = build("src/main.ts", join(dir, "gw"), FLAGS);
-const gwPlain = build(
-  "src/main.ts",
-  join(dir, "gw-no-bytecode"),
-  FLAGS.filter((f) => f !== "--bytecode" && f !== "--format=esm"),
-);
+writeAssets();
+const gw = build("src/main.ts", join(dir, "gw"), [...FLAGS, ...ASSET_FLAGS]);
+const gwPlain = build("src/main.ts", join(dir, "gw-no-bytecode"), [
+  ...FLAGS.filter((f) => f !== "--bytecode" && f !== "--format=esm"),
+  ...ASSET_FLAGS,
+]);
 const helloServe = build(join(dir, "hello-serve.ts"), join(dir, "hello-serve"), FLAGS);
 const helloPrint = build(join(dir, "hello-print.ts"), join(dir, "hello-print"), FLAGS);
 

@@ -3,16 +3,14 @@
  * document is generated from the app's own route schemas (@elysiajs/openapi's toOpenAPISchema) plus the
  * bearer scheme. /docs (Swagger UI) and /redoc (ReDoc) are single self-contained pages: the viewer's
  * script and the document are inlined, so they work offline and need no second authorised request.
- * The viewers' files are embedded as files, read when a page is made: imported as text they were in
- * the binary twice, as source and as its bytecode (2.8 MB more). Loaded on first use only (it is heavy:
+ * The viewers' files are read when a page is made (viewer-files.ts: compressed in the binary; imported as
+ * text they were in it twice, as source and as its bytecode). Loaded on first use only (it is heavy:
  * ~0.3 s to import).
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import redocJs from "redoc/bundles/redoc.standalone.js" with { type: "file" };
-import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
-import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import { AGENT_ID_PARAMETER, requiresAgentId } from "./agent-id.ts";
+import { viewerText } from "./viewer-files.ts";
 
 export const OPENAPI_VERSION = "3.1.0";
 const OPEN_ROUTES = new Set(["/healthz"]);
@@ -63,18 +61,16 @@ export function page(title: string, head: string, body: string): Response {
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
-const text = (path: string) => Bun.file(path).text();
-
 export const swaggerPage = async (doc: unknown): Promise<Response> =>
   page(
     "gw API",
-    `<style>${await text(swaggerCss)}</style>`,
-    `<div id="ui"></div><script>${inlineScript(await text(swaggerJs))}</script><script>window.ui = SwaggerUIBundle({ spec: ${inlineJson(doc)}, dom_id: "#ui" });</script>`,
+    `<style>${await viewerText("swaggerCss")}</style>`,
+    `<div id="ui"></div><script>${inlineScript(await viewerText("swaggerJs"))}</script><script>window.ui = SwaggerUIBundle({ spec: ${inlineJson(doc)}, dom_id: "#ui" });</script>`,
   );
 
 export const redocPage = async (doc: unknown): Promise<Response> =>
   page(
     "gw API",
     "",
-    `<div id="redoc"></div><script>${inlineScript(await text(redocJs))}</script><script>Redoc.init(${inlineJson(doc)}, {}, document.getElementById("redoc"));</script>`,
+    `<div id="redoc"></div><script>${inlineScript(await viewerText("redocJs"))}</script><script>Redoc.init(${inlineJson(doc)}, {}, document.getElementById("redoc"));</script>`,
   );
