@@ -34,8 +34,10 @@ export function bodyText(row: Pick<ChatDbRow, "text" | "body">, raw = rowText(ro
 
 /** How many attachments a row's text announces: its U+FFFC characters (chatdb.md §8 pitfall 2). */
 export function announcedAttachments(raw: string | null): number {
+  if (!raw) return 0;
   let n = 0;
-  for (const ch of raw ?? "") if (ch === "\uFFFC") n += 1;
+  // indexOf, not a for-of over the code points: this runs for every row of a catch-up.
+  for (let at = raw.indexOf("\uFFFC"); at !== -1; at = raw.indexOf("\uFFFC", at + 1)) n += 1;
   return n;
 }
 
