@@ -35,6 +35,8 @@ export async function tryRequest(
   spec: RequestSpec,
   stats: Map<number, number>,
   abortMs = 50,
+  /** The path gw receives for a request URL (over the wire, the client's rewriting of it). */
+  pathSent: (url: string) => string = pathOf,
 ): Promise<string | null> {
   const req = toRequest(base, spec, abortMs > 0 ? AbortSignal.timeout(abortMs) : undefined);
   if (!req) {
@@ -53,7 +55,7 @@ export async function tryRequest(
   const problem = answerProblem(res.status, res.headers, text, spec.method.toUpperCase());
   if (problem) return `${problem} — for ${describe(spec)}`;
   const auth = spec.headers.filter(([k]) => k === "authorization").map(([, v]) => v);
-  const open = spec.method.toUpperCase() === "GET" && pathOf(req.url) === "/healthz";
+  const open = spec.method.toUpperCase() === "GET" && pathSent(req.url) === "/healthz";
   if (!open && !isGoodBearer(auth) && res.status !== 401)
     return `status ${res.status} without the right bearer — for ${describe(spec)}`;
   return null;

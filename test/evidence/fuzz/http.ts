@@ -12,12 +12,19 @@
  */
 import { connect } from "node:net";
 import fc from "fast-check";
+import { pathOf } from "../../../src/core/http-edge.ts";
 import { type Gw, startGw, workDir } from "../faults/harness.ts";
 import { statsNote, tryRequest } from "./api.ts";
 import { answerProblem } from "./envelope.ts";
 import { TOKEN } from "./harness.ts";
 import { type RequestSpec, requestArb } from "./requests.ts";
 import { checkProperty, type FuzzItem, merge, type Outcome } from "./types.ts";
+
+/**
+ * The path Bun's fetch puts on the wire: leading slashes collapsed (`//healthz` goes out as `/healthz`,
+ * found by seed 1278922063); a literal `GET //healthz` is the raw corpus's and answers 401.
+ */
+const fetchedPath = (url: string) => pathOf(url).replace(/^\/{2,}/, "/");
 
 /** Writes `bytes` on a fresh connection, half-closes unless `keepOpen`, and returns what came back. */
 function rawExchange(port: number, bytes: Buffer, timeoutMs = 3_000): Promise<string> {
@@ -43,6 +50,9 @@ function rawExchange(port: number, bytes: Buffer, timeoutMs = 3_000): Promise<st
 const auth = `Authorization: Bearer ${TOKEN}\r\nX-Agent-ID: agent-a\r\n`;
 const b = (s: string) => Buffer.from(s, "latin1");
 
+/** Names a corpus entry sent without a bearer to a route that needs one: its answer must be 401. */
+const NO_BEARER = "no bearer: ";
+
 /** Malformed HTTP/1.1 as bytes: [name, bytes]. */
 export function rawCorpus(): [string, Buffer][] {
   const big = "a".repeat(100_000);
@@ -51,6 +61,7 @@ export function rawCorpus(): [string, Buffer][] {
     ["garbage request line", b("GARBAGE\r\n\r\n")],
     ["binary noise", Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 131 + 7) % 256))],
     ["no Host header", b("GET /healthz HTTP/1.1\r\n\r\n")],
+    [`${NO_BEARER}the open route behind a double slash`, b("GET //healthz HTTP/1.1\r\nHost: x\r\n\r\n")],
     ["HTTP/9.9", b("GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n")],
     ["HTTP/0.9 request line", b("GET /healthz\r\n\r\n")],
     ["lower-case method", b(`get /messages/unread HTTP/1.1\r\nHost: x\r\n${auth}\r\n`)],
@@ -235,6 +246,8 @@ function parserRefusal(status: number, headers: Headers, body: string): boolean 
 
 /** Problems with what came back on a raw socket: a 5xx from gw, or an app answer that is not the envelope. */
 function rawProblem(name: string, answers: RawAnswer[]): string | null {
+  if (name.startsWith(NO_BEARER) && answers[0]?.status !== 401)
+    return `${name}: answered ${answers[0]?.status ?? "nothing"}, not 401`;
   for (const a of answers) {
     if (parserRefusal(a.status, a.headers, a.body) || a.status < 300) continue;
     const problem = answerProblem(a.status, a.headers, a.body, a.body === "" ? "HEAD" : "GET");
@@ -311,7 +324,9 @@ export const httpRequests: FuzzItem = {
       const arb = fc.array(requestArb({ ids, homeDir: dir }), { minLength: 8, maxLength: 8 });
       const requests = await checkProperty(
         fc.asyncProperty(arb, async (batch: RequestSpec[]) => {
-          const problems = await Promise.all(batch.map((spec) => tryRequest(handle, base, spec, stats, 0)));
+          const problems = await Promise.all(
+            batch.map((spec) => tryRequest(handle, base, spec, stats, 0, fetchedPath)),
+          );
           const first = problems.find((p) => p !== null);
           if (first) throw new Error(first);
         }),

@@ -164,13 +164,10 @@ export const receiverRequests: FuzzItem = {
           s.sign === "right" && s.deliveryId !== null && id !== "" && ["right", "none"].includes(s.standard);
         if (r.submitted.length > before && !fullyRight)
           throw new Error(`dispatched without a valid signature: ${JSON.stringify(s)}`);
-        if (
-          s.method === "POST" &&
-          s.path === "/webhook" &&
-          !s.declaredLength &&
-          s.sign === "wrong" &&
-          s.deliveryId
-        )
+        // The delivery id as sent: fetch trims a header value (" " goes out empty, and that is a
+        // missing id, 400, found by seed 1278922063).
+        const sentId = req.headers.get("x-gw-delivery-id") ?? "";
+        if (s.method === "POST" && s.path === "/webhook" && !s.declaredLength && s.sign === "wrong" && sentId)
           if (status !== 401) throw new Error(`wrong signature answered ${status}`);
       }),
       300 * scale,
