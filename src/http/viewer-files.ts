@@ -25,5 +25,13 @@ export async function viewerText(file: ViewerFile): Promise<string> {
   const name = `${EMBEDDED_FOLDER}/${embeddedName(spec)}`;
   const embedded = Bun.embeddedFiles.find((f) => (f as Blob & { name?: string }).name === name);
   if (embedded) return new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await embedded.arrayBuffer())));
-  return Bun.file(Bun.resolveSync(spec, import.meta.dir)).text();
+  let path: string;
+  try {
+    path = Bun.resolveSync(spec, import.meta.dir);
+  } catch {
+    throw new Error(
+      `${spec} is neither embedded nor installed: build gw with \`bun run build\` (scripts/build.ts)`,
+    );
+  }
+  return Bun.file(path).text();
 }
