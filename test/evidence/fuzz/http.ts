@@ -244,7 +244,10 @@ function parserRefusal(status: number, headers: Headers, body: string): boolean 
   return [400, 431, 505].includes(status) && body === "" && !headers.has("content-type");
 }
 
-/** Problems with what came back on a raw socket: a 5xx from gw, or an app answer that is not the envelope. */
+/**
+ * Problems with what came back on a raw socket: a 5xx from gw, an app answer that is not the envelope, or
+ * a NO_BEARER entry answered anything but 401.
+ */
 function rawProblem(name: string, answers: RawAnswer[]): string | null {
   if (name.startsWith(NO_BEARER) && answers[0]?.status !== 401)
     return `${name}: answered ${answers[0]?.status ?? "nothing"}, not 401`;
