@@ -80,6 +80,24 @@ describe("iMessage", () => {
     expect(await events(t.request)).toHaveLength(5);
     expect(await unreadTexts(t.request)).toEqual(["hello all", "later"]);
   });
+  test("edits made while gw was stopped are all found at start, more of them than one read batch", async () => {
+    const t = await deviceService();
+    const rows = Array.from({ length: 300 }, (_, i) =>
+      t.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: `draft ${i}` }),
+    );
+    const count = (svc: typeof t.svc, sql: string) => (svc.store.db.query(sql).get() as { n: number }).n;
+    await waitFor(
+      async () => (count(t.svc, "SELECT COUNT(*) AS n FROM messages") === 300 ? true : undefined),
+      "300 stored messages",
+    );
+    await t.svc.close();
+    for (const [i, r] of rows.entries()) t.chat.writer.edit(r.rowid, `final ${i}`);
+    const again = await t.start();
+    const edited = "SELECT COUNT(*) AS n FROM events WHERE kind = 'message.edited'";
+    await waitFor(async () => (count(again, edited) === 300 ? true : undefined), "300 edit events");
+    const stale = "SELECT COUNT(*) AS n FROM messages WHERE text LIKE 'draft %'";
+    expect(count(again, stale)).toBe(0);
+  });
 });
 
 describe("Discord", () => {
