@@ -86,7 +86,7 @@ export function createReadStore(db: Database) {
     const params: Record<string, string | number> = { value: scope.value };
     if (alsoSource) params.source = f.source as string;
     const rows: MessageRow[] = [];
-    // Each round takes the keys between the position and the scope's next run (all unread), then jumps
+    // Each round takes the rows between the position and the scope's next run (all unread), then jumps
     // over that run; between two runs there is at least one unread message of the scope, so `limit`
     // runs ahead are always enough for a page and are read in one query.
     let ahead: Run[] = [];

@@ -200,7 +200,6 @@ export function openDiscordLink(o: LinkOptions, on: LinkEvents) {
   };
 }
 
-/** The REST calls gw makes, each one request through discord.js's queue (rate limits, retries). */
 /** How many entries a discord.js client's caches hold (pure count). */
 export function cacheSizesOf(client: Client) {
   return {
@@ -215,6 +214,7 @@ export function cacheSizesOf(client: Client) {
   };
 }
 
+/** The REST calls gw makes, each one request through discord.js's queue (rate limits, retries). */
 function restCalls(rest: Client["rest"]) {
   return {
     post: async (channelId: string, body: object): Promise<{ id: string }> =>
