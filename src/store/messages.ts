@@ -52,7 +52,10 @@ export const QUARANTINE_SQL = `
   WHERE allowlist_status = 'unknown' AND message_ts > ?1
   ORDER BY message_ts DESC, id DESC LIMIT ?2`;
 
-/** One quarantined sender: how many messages, the first and last, and the newest one's text. */
+/**
+ * One quarantined sender: how many messages, the first and last, the newest one's text, and the services
+ * their messages came over (iMessage's `raw.service`, sorted; empty for Discord).
+ */
 export interface QuarantinedSender {
   source: Source;
   sender_id: string;
@@ -62,6 +65,7 @@ export interface QuarantinedSender {
   first_ts: number;
   last_ts: number;
   last_text: string;
+  services: string[];
 }
 
 /**
@@ -77,7 +81,8 @@ export const QUARANTINED_SENDERS_SQL = `
     WHERE allowlist_status = 'unknown' AND (?2 IS NULL OR source = ?2))
   WHERE nth = 1 ORDER BY last_ts DESC, id DESC LIMIT ?1`;
 const QUARANTINED_COUNTS_SQL = `
-  SELECT source, sender_id, COUNT(*) AS count, MIN(message_ts) AS first_ts
+  SELECT source, sender_id, COUNT(*) AS count, MIN(message_ts) AS first_ts,
+    json_group_array(DISTINCT json_extract(raw, '$.service')) AS services
   FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' GROUP BY source, sender_id`;
 
 /** Lowest possible `since`: every stored timestamp is above it. */
@@ -112,12 +117,13 @@ function prepareStatements(db: Database) {
        AND source = ?1 AND platform_id IS NULL
      ORDER BY message_ts, id`,
     ),
-    senders: db.prepare<Omit<QuarantinedSender, "count" | "first_ts">, [number, Source | null]>(
+    senders: db.prepare<Omit<QuarantinedSender, "count" | "first_ts" | "services">, [number, Source | null]>(
       QUARANTINED_SENDERS_SQL,
     ),
-    senderCounts: db.prepare<{ source: string; sender_id: string; count: number; first_ts: number }, []>(
-      QUARANTINED_COUNTS_SQL,
-    ),
+    senderCounts: db.prepare<
+      { source: string; sender_id: string; count: number; first_ts: number; services: string },
+      []
+    >(QUARANTINED_COUNTS_SQL),
     setPlatform: db.prepare<unknown, [string, string]>(
       "UPDATE messages SET platform_id = ?2 WHERE id = ?1 AND platform_id IS NULL",
     ),
@@ -190,7 +196,10 @@ export function createMessageStore(db: Database) {
       const counts = new Map(s.senderCounts.all().map((c) => [`${c.source} ${c.sender_id}`, c]));
       return recent.map((s) => {
         const c = counts.get(`${s.source} ${s.sender_id}`);
-        return { ...s, count: c?.count ?? 1, first_ts: c?.first_ts ?? s.last_ts };
+        const services = (JSON.parse(c?.services ?? "[]") as unknown[]).filter(
+          (x): x is string => typeof x === "string",
+        );
+        return { ...s, count: c?.count ?? 1, first_ts: c?.first_ts ?? s.last_ts, services: services.sort() };
       });
     },
     /** Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`. */
