@@ -23,6 +23,9 @@ export const ERROR_STATUS = {
   /** Not in the spec's table: the receiver cannot take a delivery now (its channel's queue is full, or
    * it is stopping); nothing was kept, and the sender retries it as it does any 5xx. */
   RECEIVER_BUSY: 503,
+  /** Not in the spec's table: a long poll (`wait`) that would have to wait finds the table of held polls
+   * full (extensions.md §4); `Retry-After` and `details.retry_after_s` say when to ask again. */
+  SERVICE_BUSY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -18,7 +18,7 @@ import type { Store } from "../store/store.ts";
 import { requiresAgentId } from "./agent-id.ts";
 import { createBearerCheck } from "./auth.ts";
 import { docsRoutes } from "./docs.ts";
-import { toHttpError } from "./errors.ts";
+import { retryAfterHeader, toHttpError } from "./errors.ts";
 import { buildHealth, HealthSchema, type HealthSources } from "./health.ts";
 import { actionRoutes } from "./routes/actions.ts";
 import { attachmentRoutes } from "./routes/attachments.ts";
@@ -75,8 +75,8 @@ export function createApp(deps: AppDeps) {
       const appError = toHttpError(code, error, request.method, route || pathOf(request.url));
       if (appError.code === "INTERNAL_ERROR")
         deps.log.error({ err: appError.cause ?? error }, "unhandled error");
-      if (appError.code === "RATE_LIMITED")
-        set.headers["retry-after"] = String(appError.details.retry_after_s ?? 1);
+      const retryAfter = retryAfterHeader(appError);
+      if (retryAfter !== null) set.headers["retry-after"] = retryAfter;
       if (bodyUnread(request)) set.headers.connection = "close";
       set.status = appError.status;
       return appError.toEnvelope();

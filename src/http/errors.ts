@@ -3,9 +3,19 @@
  * here: NOT_FOUND -> 404 NOT_FOUND, PARSE (malformed JSON) -> 422 VALIDATION_FAILED, and schema
  * failures -> VALIDATION_FAILED with `details.field` naming the failing field and the status the spec
  * picks for the route: 400 on the list endpoints, for send's attachment shapes and text length and an edit's,
- * 422 everywhere else. A response that fails its own schema is our bug: 500 INTERNAL_ERROR.
+ * 422 everywhere else. A response that fails its own schema is our bug: 500 INTERNAL_ERROR. A refusal that
+ * asks the client to wait (429 RATE_LIMITED, 503 SERVICE_BUSY) carries `Retry-After` (retryAfterHeader).
  */
-import { AppError, toAppError } from "../core/errors.ts";
+import { AppError, type ErrorCode, toAppError } from "../core/errors.ts";
+
+const WAIT_CODES: ReadonlySet<ErrorCode> = new Set(["RATE_LIMITED", "SERVICE_BUSY"]);
+
+/** The `Retry-After` value (whole seconds, at least 1) of an error that asks to wait, else null. Pure. */
+export function retryAfterHeader(e: AppError): string | null {
+  if (!WAIT_CODES.has(e.code)) return null;
+  const s = Number(e.details.retry_after_s);
+  return String(Number.isFinite(s) ? Math.max(1, Math.ceil(s)) : 1);
+}
 
 interface ValidationLike {
   type?: string;

@@ -52,7 +52,8 @@ export const UnreadQuery = t.Object({
   ...ListQuery,
   wait: waitParam(
     "Long poll, 0 to 60 seconds (beyond the spec, additive). When nothing matches, hold the answer until a " +
-      "matching allowlisted message is stored or the wait ends (then the empty page). 0: answer at once.",
+      "matching allowlisted message is stored or the wait ends (then the empty page). 0: answer at once. " +
+      "Too many held polls: 503 SERVICE_BUSY with Retry-After.",
   ),
 });
 
@@ -70,7 +71,8 @@ export const EventsQuery = t.Object({
     t.Integer({ minimum: 1, maximum: 100, default: 20, description: "1 to 100.", error: () => "limit" }),
   ),
   wait: waitParam(
-    "Long poll, 0 to 60 seconds: hold an empty answer until an event is stored or the wait ends.",
+    "Long poll, 0 to 60 seconds: hold an empty answer until an event is stored or the wait ends. Too many " +
+      "held polls: 503 SERVICE_BUSY with Retry-After.",
   ),
 });
 

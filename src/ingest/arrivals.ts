@@ -35,7 +35,8 @@ export interface Arrivals {
   publish(arrivals: readonly Arrival[]): void;
   /**
    * "arrived" when a matching message is announced, "timeout" at the deadline or when `signal` aborts (the
-   * client went away: its place is freed), "full" at once when `maxWaiters` already wait, "closed" on close.
+   * client went away: its place is freed), "full" at once when `maxWaiters` already wait (a call with no time
+   * left is a "timeout" first: it needs no place), "closed" on close.
    */
   wait(filter: ArrivalFilter, ms: number, signal?: AbortSignal): Promise<WaitOutcome>;
   /** Ends every wait ("closed") and makes later ones end at once. */
@@ -53,8 +54,8 @@ export function createArrivals(opts: { maxWaiters: number }): Arrivals {
     },
     wait(filter, ms, signal) {
       if (closed) return Promise.resolve("closed");
-      if (waiters.size >= opts.maxWaiters) return Promise.resolve("full");
       if (ms <= 0 || signal?.aborted) return Promise.resolve("timeout");
+      if (waiters.size >= opts.maxWaiters) return Promise.resolve("full");
       return new Promise<WaitOutcome>((resolve) => {
         const waiter = {
           filter,

@@ -114,16 +114,18 @@ describe("GET /messages/unread?wait=", () => {
     expect(t.svc.arrivals.waiting()).toBe(0);
   });
 
-  test(`at most ${LONG_POLL_MAX_WAITERS} are held; the next one answers at once`, async () => {
+  test(`at most ${LONG_POLL_MAX_WAITERS} are held; the next one answers 503 SERVICE_BUSY at once`, async () => {
     const t = await testService();
     const held = Array.from({ length: LONG_POLL_MAX_WAITERS }, () => hold(t, "wait=60"));
     await turns(10);
     expect(t.svc.arrivals.waiting()).toBe(LONG_POLL_MAX_WAITERS);
     const t0 = performance.now();
-    expect((await page(t.request("GET", "/messages/unread?wait=60", { headers: AGENT }))).messages).toEqual(
-      [],
-    );
+    const busy = await t.request("GET", "/messages/unread?wait=60", { headers: AGENT });
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    expect(await busy.json()).toMatchObject({ error: { code: "SERVICE_BUSY" } });
     expect(performance.now() - t0).toBeLessThan(1000);
+    // More in api-long-poll-busy.test.ts.
     t.svc.endLongPolls();
     await Promise.all(held.map((h) => h.answer));
   });

@@ -53,6 +53,16 @@ describe("createArrivals", () => {
     expect(await again).toBe("closed");
   });
 
+  test("a full table answers a wait with no time left as a timeout (it needs no place)", async () => {
+    const arrivals = createArrivals({ maxWaiters: 1 });
+    const held = arrivals.wait(ANY, 60_000);
+    expect(await arrivals.wait(ANY, 0)).toBe("timeout");
+    expect(await arrivals.wait(ANY, -5)).toBe("timeout");
+    expect(await arrivals.wait(ANY, 1)).toBe("full");
+    arrivals.close();
+    expect(await held).toBe("closed");
+  });
+
   test("an aborted request gives its place back; after close every wait ends at once", async () => {
     const arrivals = createArrivals({ maxWaiters: 1 });
     const abort = new AbortController();

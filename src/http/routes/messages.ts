@@ -2,7 +2,8 @@
  * Reading routes (spec A, B, C, D, F): unread, single message, context, mark_read, quarantine.
  * Thin: validate through the schemas, call the store, map rows to Envelopes. The bearer and
  * X-Agent-ID checks ran in app.ts before any of this. Unread with `wait` (decisions.md) holds an empty
- * answer on `arrivals` until a matching allowlisted message is stored or the wait ends.
+ * answer on `arrivals` until a matching allowlisted message is stored or the wait ends; when it would have
+ * to wait and the table of held polls is full, it answers 503 SERVICE_BUSY (long-poll-busy.ts).
  */
 import { Elysia } from "elysia";
 import { EnvelopeSchema } from "../../core/envelope.ts";
@@ -14,6 +15,7 @@ import { envelopeJson } from "../../store/envelope.ts";
 import type { MessageRow } from "../../store/messages.ts";
 import type { Store } from "../../store/store.ts";
 import { agentIdOf } from "../agent-id.ts";
+import { serviceBusy } from "../long-poll-busy.ts";
 import {
   ContextQuery,
   ContextResponse,
@@ -83,7 +85,7 @@ function list(deps: MessageRouteDeps, rows: readonly MessageRow[], since: string
 /**
  * Unread for this agent; with `wait`, an empty answer is held until a matching message is stored (then
  * asked again: another request may have read it meanwhile), the wait ends, the client goes away or the
- * service stops.
+ * service stops. A wait that finds the table full is 503 SERVICE_BUSY; a ready page never waits for a place.
  */
 function unreadAnswer(
   deps: MessageRouteDeps,
@@ -105,6 +107,7 @@ function unreadAnswer(
     let found = rows;
     while (found.length === 0) {
       const outcome = await deps.arrivals.wait(filter, deadline - deps.clock.now(), request.signal);
+      if (outcome === "full") throw serviceBusy(waitS);
       if (outcome !== "arrived") break;
       found = deps.store.reads.unread(agent, filter);
     }
@@ -117,12 +120,14 @@ export function messageRoutes(deps: MessageRouteDeps) {
   return new Elysia({ name: "messages" })
     .get("/messages/unread", ({ query, request }) => unreadAnswer(deps, query, request), {
       query: UnreadQuery,
-      response: { 200: MessageListResponse, ...errorResponses(400, 401) },
+      response: { 200: MessageListResponse, ...errorResponses(400, 401, 503) },
       detail: {
         summary: "Unread messages for this agent",
         description:
           "Allowlisted messages this agent has not marked read, oldest first (ties by id). With `wait`, an " +
-          "empty answer is held until a matching message arrives or the wait ends (long poll).",
+          "empty answer is held until a matching message arrives or the wait ends (long poll). When it would " +
+          "have to wait and too many long polls are already held, it answers 503 SERVICE_BUSY with " +
+          "`Retry-After` (seconds, also in `details.retry_after_s`); a page with messages is always answered.",
       },
     })
     .get(
