@@ -58,7 +58,8 @@ describe("/openapi.json", () => {
   });
 
   test.each([
-    ["/messages/unread", "get", ["200", "400", "401"]],
+    ["/messages/unread", "get", ["200", "400", "401", "503"]],
+    ["/events", "get", ["200", "400", "401", "503"]],
     ["/messages/quarantine", "get", ["200", "400", "401"]],
     ["/messages/context", "get", ["200", "400", "401", "404", "422"]],
     ["/messages/mark_read", "post", ["200", "400", "401", "422"]],
