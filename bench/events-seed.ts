@@ -49,6 +49,7 @@ function message(i: number): NormalizedMessage {
     platformId: `bench-guid-${i}`,
     channel: { id: from, type: "dm", platformRef: `any;-;${from}` },
     sender: { id: from, displayName: from },
+    service: "iMessage",
     text: `message ${i}`,
     replyToPlatformId: null,
     timestampMs: START_MS + i * 1000,
@@ -85,6 +86,7 @@ function change(k: number, deletes: { next: number }): NormalizedChange {
     emoji: EMOJI[k % EMOJI.length] as string,
     added: r < 8,
     reactor: { id: reactor, displayName: reactor },
+    service: "iMessage",
     byOwner: false,
     dedupeKey: `bench:reaction:${k}`,
   };

@@ -49,6 +49,7 @@ function historyMessage(
       : (((BigInt(ts) - DISCORD_EPOCH) << 22n) | BigInt(i & 0xfff)).toString(),
     channel: { id: channel.id, type: channel.type, platformRef: channel.platformRef },
     sender: person ? { id: person.id, displayName: person.name } : { id: "me", displayName: "Me" },
+    ...(im ? { service: "iMessage" } : {}),
     text,
     replyToPlatformId: null,
     timestampMs: ts,

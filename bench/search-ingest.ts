@@ -43,6 +43,7 @@ export function roundBatches(world: World, first: number, count: number, size: n
         platformId: g.platformId,
         channel: { id: g.channel.id, type: g.channel.type, platformRef: g.channel.platformRef },
         sender: g.sender,
+        service: "iMessage",
         text: g.text,
         replyToPlatformId: null,
         timestampMs: g.messageTs,

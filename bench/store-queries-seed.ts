@@ -177,6 +177,7 @@ export function ingestBatch(st: SeedState, start: number, end: number) {
       platformId: g.platformId,
       channel: { id: g.channel.id, type: g.channel.type, platformRef: g.channel.platformRef },
       sender: g.sender,
+      service: "iMessage",
       text: g.text,
       replyToPlatformId: g.replies && prev !== undefined ? (st.platformIds[prev] ?? null) : null,
       timestampMs: g.messageTs,

@@ -133,6 +133,7 @@ export function messageKit(config: Gateway["config"], webhookUrl: string) {
       platformId: `bench-${tag}-${seq}-${crypto.randomUUID()}`,
       channel: { id, type: "group", platformRef: `iMessage;+;${id}` },
       sender: { id: sender.id, displayName: sender.id },
+      service: "iMessage",
       text: `${TEXTS[k % TEXTS.length]} #${seq}`,
       replyToPlatformId: null,
       timestampMs: Date.now(),

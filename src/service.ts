@@ -156,7 +156,12 @@ export function createService(ports: ServicePorts) {
     ? ports.openStore(config.dbPath)
     : openStore(config.dbPath, { onProgress: progressLogger(log, clock) });
   mkdirSync(config.attachmentDir, { recursive: true, mode: 0o700 });
-  const allowlist = createAllowlistHolder({ path: config.allowlistPath, identities: store.identities, log });
+  const allowlist = createAllowlistHolder({
+    path: config.allowlistPath,
+    identities: store.identities,
+    log,
+    options: { trustedServices: config.deviceTrustedServices },
+  });
   const ids = createIdFactory(clock);
   const connectors = ports.connectors({ store, ids, allowlist: allowlist.current });
   const dispatcher = webhookDispatcher(ports, store);

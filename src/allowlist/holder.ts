@@ -7,7 +7,14 @@
 import { readFileSync } from "node:fs";
 import type { Logger } from "../core/ports.ts";
 import type { IdentityStore } from "../store/identities.ts";
-import { type Allowlist, buildAllowlist, identityLinks, parseAllowlist } from "./parse.ts";
+import {
+  type Allowlist,
+  type AllowlistOptions,
+  buildAllowlist,
+  identityLinks,
+  parseAllowlist,
+} from "./parse.ts";
+import { FORGEABLE_SERVICES } from "./services.ts";
 
 export class AllowlistFileError extends Error {
   constructor(
@@ -29,9 +36,11 @@ export function createAllowlistHolder(deps: {
   path: string;
   identities: IdentityStore;
   log: Logger;
+  /** GW_DEVICE_TRUSTED_SERVICES and the like: how every version of the file is read. */
+  options?: AllowlistOptions;
 }): AllowlistHolder {
-  const { path, identities, log } = deps;
-  let live = buildAllowlist([]);
+  const { path, identities, log, options = {} } = deps;
+  let live = buildAllowlist([], options);
 
   const read = (): Allowlist => {
     let text: string;
@@ -40,11 +49,11 @@ export function createAllowlistHolder(deps: {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") {
         log.warn({ path }, "allowlist file not found: every sender is quarantined until it exists");
-        return buildAllowlist([]);
+        return buildAllowlist([], options);
       }
       throw new AllowlistFileError(path, [`cannot be read (${(err as Error).message})`]);
     }
-    const parsed = parseAllowlist(text);
+    const parsed = parseAllowlist(text, options);
     if (!parsed.ok) throw new AllowlistFileError(path, parsed.problems);
     if (parsed.allowlist.entries.length === 0)
       log.warn({ path }, "allowlist is empty: every sender is quarantined");
@@ -54,6 +63,12 @@ export function createAllowlistHolder(deps: {
   const apply = (next: Allowlist): void => {
     identities.replaceAll(identityLinks(next));
     live = next;
+    for (const e of next.entries)
+      if (e.source === "device_messenger" && next.servicesOf(e).some((s) => FORGEABLE_SERVICES.includes(s)))
+        log.warn(
+          { id: e.id, person_id: e.person_id, services: next.servicesOf(e) },
+          "allowlist entry trusts SMS or RCS, whose sender ids can be forged: anyone who knows this number can write as this person",
+        );
     for (const person of next.singleUsePersons) {
       log.warn({ person_id: person }, "allowlist person_id is used by only one entry (no cross-source link)");
     }

@@ -1,12 +1,20 @@
 /**
  * Parses and validates the allowlist TOML: repeated `[[entry]]` tables with `source`, `id`,
- * `person_id` and optional `display_name`. Every problem is reported with the entry's index (1-based,
- * in file order) and field; unknown keys are errors too, so a typo never silently drops a person.
- * Pure: text in, allowlist or problems out.
+ * `person_id`, optional `display_name` and, on `device_messenger` entries, optional `services` (which
+ * Messages services the entry trusts; else the default, GW_DEVICE_TRUSTED_SERVICES). Every problem is
+ * reported with the entry's index (1-based, in file order) and field; unknown keys are errors too, so a
+ * typo never silently drops a person. Pure: text in, allowlist or problems out.
  */
 import { parse as parseToml, TomlError } from "smol-toml";
 import { SOURCES, type Source } from "../core/envelope.ts";
 import { normalizeSenderId } from "./normalize.ts";
+import {
+  DEFAULT_TRUSTED_SERVICES,
+  DEVICE_SERVICES,
+  type DeviceService,
+  parseServices,
+  trustsService,
+} from "./services.ts";
 
 export interface AllowlistEntry {
   source: Source;
@@ -14,21 +22,52 @@ export interface AllowlistEntry {
   id: string;
   person_id: string;
   display_name: string | null;
+  /** The Messages services this entry trusts as written in the file; null: the default. */
+  services?: readonly DeviceService[] | null;
 }
 
 export interface Allowlist {
   entries: readonly AllowlistEntry[];
-  /** Entry for a sender, comparing normalised ids. */
+  /** Entry for a sender, comparing normalised ids (who the id names, whatever the service). */
   lookup(source: Source, senderId: string): AllowlistEntry | null;
+  /**
+   * The entry that lets this message through: the sender's entry, and for `device_messenger` only when
+   * the entry trusts the message's service (extensions.md §4). Null: quarantined like a stranger's.
+   */
+  admit(source: Source, senderId: string, service?: string | null): AllowlistEntry | null;
+  /** The services an entry trusts: its own list, else the default. */
+  servicesOf(entry: AllowlistEntry): readonly DeviceService[];
+  /** What an entry without `services` trusts (GW_DEVICE_TRUSTED_SERVICES). */
+  defaultServices: readonly DeviceService[];
   /** person ids that appear in exactly one entry (logged as a warning). */
   singleUsePersons: readonly string[];
 }
 
 export type ParseResult = { ok: true; allowlist: Allowlist } | { ok: false; problems: string[] };
 
-const ENTRY_KEYS = new Set(["source", "id", "person_id", "display_name"]);
+const ENTRY_KEYS = new Set(["source", "id", "person_id", "display_name", "services"]);
 
-export function parseAllowlist(text: string): ParseResult {
+export interface AllowlistOptions {
+  /** What an entry without `services` trusts (GW_DEVICE_TRUSTED_SERVICES); default iMessage. */
+  trustedServices?: readonly DeviceService[];
+}
+
+/** The `services` field of entry `at`: its list, null when absent, or a problem pushed. */
+function servicesField(e: Record<string, unknown>, at: string, problems: string[]): DeviceService[] | null {
+  if (e.services === undefined) return null;
+  if (e.source !== "device_messenger") {
+    problems.push(`${at}: field "services" applies only to device_messenger entries (iMessage, SMS, RCS)`);
+    return null;
+  }
+  const parsed = Array.isArray(e.services) ? parseServices(e.services) : null;
+  if (parsed?.ok) return parsed.services;
+  problems.push(
+    `${at}: field "services" must be a list of ${DEVICE_SERVICES.join(", ")}, e.g. services = ["iMessage", "SMS"]${parsed ? ` (${parsed.problem})` : ""}`,
+  );
+  return null;
+}
+
+export function parseAllowlist(text: string, options: AllowlistOptions = {}): ParseResult {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
@@ -55,7 +94,9 @@ export function parseAllowlist(text: string): ParseResult {
     const e = item as Record<string, unknown>;
     for (const key of Object.keys(e)) {
       if (!ENTRY_KEYS.has(key))
-        problems.push(`${at}: unknown field "${key}" (expected source, id, person_id, display_name)`);
+        problems.push(
+          `${at}: unknown field "${key}" (expected source, id, person_id, display_name, services)`,
+        );
     }
     const before = problems.length;
     const source = e.source;
@@ -73,12 +114,14 @@ export function parseAllowlist(text: string): ParseResult {
     ) {
       problems.push(`${at}: field "display_name" must be a non-empty string when present`);
     }
+    const services = servicesField(e, at, problems);
     if (problems.length > before) return;
     const entry: AllowlistEntry = {
       source: source as Source,
       id: normalizeSenderId(source as Source, e.id as string),
       person_id: (e.person_id as string).trim(),
       display_name: typeof e.display_name === "string" ? e.display_name.trim() : null,
+      ...(services ? { services } : {}),
     };
     const key = `${entry.source}\u0000${entry.id}`;
     const first = seen.get(key);
@@ -90,16 +133,30 @@ export function parseAllowlist(text: string): ParseResult {
     entries.push(entry);
   });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, allowlist: buildAllowlist(entries) };
+  return { ok: true, allowlist: buildAllowlist(entries, options) };
 }
 
-export function buildAllowlist(entries: readonly AllowlistEntry[]): Allowlist {
+export function buildAllowlist(
+  entries: readonly AllowlistEntry[],
+  options: AllowlistOptions = {},
+): Allowlist {
   const index = new Map(entries.map((e) => [`${e.source}\u0000${e.id}`, e]));
   const uses = new Map<string, number>();
   for (const e of entries) uses.set(e.person_id, (uses.get(e.person_id) ?? 0) + 1);
+  const fallback = options.trustedServices ?? DEFAULT_TRUSTED_SERVICES;
+  const lookup = (source: Source, senderId: string) =>
+    index.get(`${source}\u0000${normalizeSenderId(source, senderId)}`) ?? null;
+  const servicesOf = (e: AllowlistEntry) => e.services ?? fallback;
   return {
     entries,
-    lookup: (source, senderId) => index.get(`${source}\u0000${normalizeSenderId(source, senderId)}`) ?? null,
+    lookup,
+    admit(source, senderId, service) {
+      const entry = lookup(source, senderId);
+      if (entry === null || source !== "device_messenger") return entry;
+      return trustsService(servicesOf(entry), service) ? entry : null;
+    },
+    servicesOf,
+    defaultServices: fallback,
     singleUsePersons: [...uses].filter(([, n]) => n === 1).map(([p]) => p),
   };
 }

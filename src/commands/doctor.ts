@@ -7,7 +7,7 @@
  */
 import { bunSpawner } from "../core/spawn.ts";
 import { type Check, ok, passed, renderJson, renderLine } from "../doctor/check.ts";
-import { allowlistCheck, stateChecks } from "../doctor/local.ts";
+import { allowlistChecks, stateChecks } from "../doctor/local.ts";
 import { discordChecks, imessageChecks } from "../doctor/platforms.ts";
 import { loginServiceCheck, runningServiceChecks, webhookChecks } from "../doctor/service.ts";
 import { getServiceStatus } from "../service-manager/status.ts";
@@ -19,7 +19,7 @@ export async function doctor(ctx: CommandContext): Promise<number> {
   const checks: Check[] = [
     ok("config", "configuration parses and GW_BEARER_TOKEN is set"),
     ...stateChecks(config),
-    allowlistCheck(config),
+    ...allowlistChecks(config),
     ...(await imessageChecks(
       config,
       { platform: ctx.platform, path: ctx.env.PATH ?? "/usr/bin:/bin" },

@@ -5,6 +5,17 @@
  * a database that does not exist yet is not created). Names and previews are strangers' text: control
  * characters and bidirectional overrides are removed before they reach the terminal.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { type Allowlist, buildAllowlist, parseAllowlist } from "../allowlist/parse.ts";
+import {
+  DEFAULT_TRUSTED_SERVICES,
+  type DeviceService,
+  deviceService,
+  FORGEABLE_SERVICES,
+  serviceOf,
+  trustsService,
+} from "../allowlist/services.ts";
+import type { Config } from "../config/settings.ts";
 import { SOURCES, type Source } from "../core/envelope.ts";
 import { formatTimestamp } from "../core/time.ts";
 import type { QuarantinedSender } from "../store/messages.ts";
@@ -24,7 +35,51 @@ export function terminalSafe(text: string, max = Number.POSITIVE_INFINITY): stri
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
-export function quarantineLines(senders: readonly QuarantinedSender[]): string[] {
+const quoted = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Why a sender's messages are held, and the `gw allow` line that lets them through (null: nothing to allow):
+ * not on the allowlist; on it, but over a service its entry does not trust (SMS, RCS: forgeable sender ids);
+ * or allowed since (stored messages keep their status). Pure.
+ */
+function whyHeld(s: QuarantinedSender, allowlist: Allowlist | null): { why: string; allow: string | null } {
+  const entry = allowlist?.lookup(s.source, s.sender_id) ?? null;
+  const trusted = entry
+    ? (allowlist?.servicesOf(entry) ?? [])
+    : (allowlist?.defaultServices ?? DEFAULT_TRUSTED_SERVICES);
+  const held = s.services.map((x) => serviceOf(x) ?? x);
+  const untrusted = s.source === "device_messenger" ? held.filter((x) => !trustsService(trusted, x)) : [];
+  const listable = untrusted.filter((x): x is DeviceService => deviceService(x) !== null);
+  const never = untrusted.filter((x) => deviceService(x) === null);
+  const services = [...new Set([...trusted, ...listable])];
+  const servicesFlag = listable.length > 0 ? ` --services ${services.join(",")}` : "";
+  const forged = listable.some((x) => FORGEABLE_SERVICES.includes(x))
+    ? "  # SMS and RCS sender ids can be forged: trust them only if you accept that"
+    : "";
+  const neverNote = never.length > 0 ? `; ${never.join(", ")} can never be trusted` : "";
+  if (!entry)
+    return {
+      why: `not on the allowlist${neverNote}`,
+      allow: `gw allow ${s.source} ${quoted(s.sender_id)} --person <name>${servicesFlag}${forged}`,
+    };
+  if (untrusted.length === 0)
+    return {
+      why: `allowed since as person ${entry.person_id} (stored messages keep their status)`,
+      allow: null,
+    };
+  return {
+    why: `allowlisted as person ${entry.person_id}, but over ${untrusted.join(", ")}, which the entry does not trust${neverNote}`,
+    allow:
+      listable.length > 0
+        ? `gw allow ${s.source} ${quoted(s.sender_id)} --person ${quoted(entry.person_id)}${servicesFlag}${forged}`
+        : null,
+  };
+}
+
+export function quarantineLines(
+  senders: readonly QuarantinedSender[],
+  allowlist: Allowlist | null = null,
+): string[] {
   if (senders.length === 0) return ["No quarantined senders."];
   const lines: string[] = [];
   for (const source of SOURCES) {
@@ -33,14 +88,26 @@ export function quarantineLines(senders: readonly QuarantinedSender[]): string[]
     lines.push(`${source}:`);
     for (const s of mine) {
       const name = terminalSafe(s.sender_name, 40);
+      const over =
+        s.services.length > 0 ? ` over ${s.services.map((x) => terminalSafe(x, 20)).join(", ")}` : "";
+      const held = whyHeld(s, allowlist);
       lines.push(
-        `  ${terminalSafe(s.sender_id)}${name && name !== s.sender_id ? ` (${name})` : ""}: ${s.count} message${s.count === 1 ? "" : "s"}, first ${formatTimestamp(s.first_ts)}, last ${formatTimestamp(s.last_ts)}`,
+        `  ${terminalSafe(s.sender_id)}${name && name !== s.sender_id ? ` (${name})` : ""}: ${s.count} message${s.count === 1 ? "" : "s"}${over}, first ${formatTimestamp(s.first_ts)}, last ${formatTimestamp(s.last_ts)}`,
+        `    why: ${terminalSafe(held.why)}`,
         `    last: "${terminalSafe(s.last_text, PREVIEW_CHARS)}"`,
-        `    allow: gw allow ${source} '${s.sender_id.replaceAll("'", "'\\''")}' --person <name>`,
+        ...(held.allow ? [`    allow: ${held.allow}`] : []),
       );
     }
   }
   return lines;
+}
+
+/** The allowlist as gw serve reads it (none: an empty one), or null when it does not parse. */
+function readAllowlist(config: Config): Allowlist | null {
+  const options = { trustedServices: config.deviceTrustedServices };
+  if (!existsSync(config.allowlistPath)) return buildAllowlist([], options);
+  const parsed = parseAllowlist(readFileSync(config.allowlistPath, "utf8"), options);
+  return parsed.ok ? parsed.allowlist : null;
 }
 
 export async function quarantine(ctx: CommandContext): Promise<number> {
@@ -49,7 +116,8 @@ export async function quarantine(ctx: CommandContext): Promise<number> {
     throw new CommandError(USAGE, EXIT_CONFIG);
   const limit = Number(optionOf(ctx.argv, "--limit") ?? "20");
   if (!Number.isInteger(limit) || limit < 1) throw new CommandError(USAGE, EXIT_CONFIG);
-  const { dbPath } = configOf(ctx, { required: [] });
+  const config = configOf(ctx, { required: [] });
+  const { dbPath } = config;
   let senders: QuarantinedSender[] = [];
   const store = readStore(dbPath);
   if (store) {
@@ -62,7 +130,7 @@ export async function quarantine(ctx: CommandContext): Promise<number> {
   ctx.stdout.write(
     ctx.argv.includes("--json")
       ? `${JSON.stringify({ senders: senders.map((s) => ({ ...s, first_seen: formatTimestamp(s.first_ts), last_seen: formatTimestamp(s.last_ts) })) }, null, 2)}\n`
-      : `${quarantineLines(senders).join("\n")}\n`,
+      : `${quarantineLines(senders, readAllowlist(config)).join("\n")}\n`,
   );
   return EXIT_OK;
 }

@@ -3,6 +3,7 @@
  * says what is wrong and how to fix it; the loader adds the variable name. Pure.
  */
 import { isAbsolute } from "node:path";
+import { DEVICE_SERVICES, type DeviceService, parseServices } from "../allowlist/services.ts";
 import { type HostInfo, resolvePath } from "./paths.ts";
 
 export class SettingError extends Error {
@@ -135,6 +136,17 @@ function rangeFix(min: number, max: number): string {
     ? `use a whole number ≥ ${min}`
     : `use a whole number from ${min} to ${max}`;
 }
+
+/** Messages services (iMessage, SMS, RCS; any case), comma-separated, at least one. */
+export const services: Parser<DeviceService[]> = (raw) => {
+  const parsed = parseServices(raw.split(",").filter((w) => w.trim() !== ""));
+  if (!parsed.ok)
+    throw new SettingError(
+      `has ${parsed.problem}`,
+      `list one or more of ${DEVICE_SERVICES.join(", ")} separated by commas`,
+    );
+  return parsed.services;
+};
 
 /** Environment variable names, comma-separated; gw's own (GW_…) are refused: the agent never gets them. */
 export const envNameList: Parser<string[]> = (raw) => {

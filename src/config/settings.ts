@@ -4,6 +4,7 @@
  * result) is derived from this table, so adding a row adds a typed field.
  */
 import { join } from "node:path";
+import type { DeviceService } from "../allowlist/services.ts";
 import { EVENT_KINDS } from "../core/event.ts";
 import * as p from "./parsers.ts";
 import type { DefaultDirs, HostInfo } from "./paths.ts";
@@ -181,6 +182,14 @@ export const SETTINGS = {
     fallback: value(24),
     parse: p.positiveNumber,
   }),
+  communityQueueMax: setting({
+    env: "GW_COMMUNITY_QUEUE_MAX",
+    faces: ["serve"],
+    doc: "Discord messages held in memory while they cannot be stored (a failing disk); past it they are dropped and fetched again from Discord's history once storing works.",
+    defaultText: "`1000`",
+    fallback: value(1000),
+    parse: p.integer(1),
+  }),
   communityLoginTimeoutMs: setting({
     env: "GW_COMMUNITY_LOGIN_TIMEOUT_MS",
     faces: ["serve"],
@@ -220,6 +229,14 @@ export const SETTINGS = {
     defaultText: "`60000`",
     fallback: value(60_000),
     parse: p.integer(0),
+  }),
+  deviceTrustedServices: setting({
+    env: "GW_DEVICE_TRUSTED_SERVICES",
+    faces: ["serve"],
+    doc: 'Messages services an allowlist entry without `services` trusts: `iMessage`, `SMS`, `RCS`, comma-separated. SMS sender ids can be forged, so a message over another service is quarantined (see "Who can reach your agents").',
+    defaultText: "`iMessage`",
+    fallback: value(["iMessage"] as DeviceService[]),
+    parse: p.services,
   }),
   osascriptPath: setting({
     env: "GW_OSASCRIPT_PATH",

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseAllowlist } from "../allowlist/parse.ts";
+import { FORGEABLE_SERVICES } from "../allowlist/services.ts";
 import type { Config } from "../config/settings.ts";
 import { parseReaderState } from "../connectors/device-messenger/reader-state.ts";
 import { openStoreReadOnly } from "../store/store.ts";
@@ -72,29 +73,55 @@ function readerNotes(dbPath: string): Check[] {
   return notes;
 }
 
-export function allowlistCheck(config: Config): Check {
+/** The allowlist file, then one warning per iMessage entry that trusts SMS or RCS (forgeable sender ids). */
+export function allowlistChecks(config: Config): Check[] {
   if (!existsSync(config.allowlistPath))
-    return warn(
-      "allowlist",
-      `no allowlist at ${config.allowlistPath}`,
-      "every sender is quarantined, so no agent sees a message",
-      "allow senders with `gw allow <source> <sender id> --person <id>` (or write [[entry]] tables, see the README)",
-    );
-  const parsed = parseAllowlist(readFileSync(config.allowlistPath, "utf8"));
-  if (!parsed.ok)
-    return fail(
-      "allowlist",
-      `allowlist ${config.allowlistPath} is invalid: ${parsed.problems.join("; ")}`,
-      "gw serve refuses to start with it (exit 2)",
-      "correct the file",
-    );
-  const n = parsed.allowlist.entries.length;
-  return n === 0
-    ? warn(
+    return [
+      warn(
         "allowlist",
-        `allowlist ${config.allowlistPath} has no entries`,
-        "every sender is quarantined",
-        "allow senders with `gw allow`, or see `gw quarantine` for who wrote",
-      )
-    : ok("allowlist", `allowlist ${config.allowlistPath}: ${n} entries`);
+        `no allowlist at ${config.allowlistPath}`,
+        "every sender is quarantined, so no agent sees a message",
+        "allow senders with `gw allow <source> <sender id> --person <id>` (or write [[entry]] tables, see the README)",
+      ),
+    ];
+  const parsed = parseAllowlist(readFileSync(config.allowlistPath, "utf8"), {
+    trustedServices: config.deviceTrustedServices,
+  });
+  if (!parsed.ok)
+    return [
+      fail(
+        "allowlist",
+        `allowlist ${config.allowlistPath} is invalid: ${parsed.problems.join("; ")}`,
+        "gw serve refuses to start with it (exit 2)",
+        "correct the file",
+      ),
+    ];
+  const { allowlist } = parsed;
+  const n = allowlist.entries.length;
+  const file =
+    n === 0
+      ? warn(
+          "allowlist",
+          `allowlist ${config.allowlistPath} has no entries`,
+          "every sender is quarantined",
+          "allow senders with `gw allow`, or see `gw quarantine` for who wrote",
+        )
+      : ok("allowlist", `allowlist ${config.allowlistPath}: ${n} entries`);
+  const forgeable = allowlist.entries.flatMap((e) => {
+    const services = e.source === "device_messenger" ? allowlist.servicesOf(e) : [];
+    const weak = services.filter((s) => FORGEABLE_SERVICES.includes(s));
+    if (weak.length === 0) return [];
+    const own = e.services != null;
+    return [
+      warn(
+        "allowlist-services",
+        `allowlist entry ${e.id} (person ${e.person_id}) trusts ${weak.join(" and ")}${own ? "" : " (GW_DEVICE_TRUSTED_SERVICES)"}`,
+        `${weak.join(" and ")} sender ids can be forged: anyone who knows this number can write to your agents as this person`,
+        own
+          ? `write services = ["iMessage"] on this entry in ${config.allowlistPath} unless you accept that`
+          : "unset GW_DEVICE_TRUSTED_SERVICES (iMessage only) unless you accept that",
+      ),
+    ];
+  });
+  return [file, ...forgeable];
 }

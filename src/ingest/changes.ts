@@ -32,6 +32,8 @@ export type NormalizedChange =
       emoji: string;
       added: boolean;
       reactor: { id: string; displayName: string };
+      /** The Messages service the reaction came over: a reactor counts only over a service they are trusted on. */
+      service?: string | null;
       /** The account's owner reacted (iMessage is_from_me). */
       byOwner: boolean;
     });
@@ -81,7 +83,7 @@ function actorOf(ctx: ChangeContext, c: NormalizedChange, target: MessageRow) {
       visible: VISIBLE.has(target.allowlist_status) && !c.ownAction && !ownEdit(c, target),
     };
   }
-  const entry = ctx.allowlist.lookup(c.source, c.reactor.id);
+  const entry = ctx.allowlist.admit(c.source, c.reactor.id, c.service);
   const visible = VISIBLE.has(target.allowlist_status) && (entry !== null || c.byOwner) && !c.ownAction;
   return {
     id: c.reactor.id,

@@ -31,6 +31,8 @@ export interface NormalizedMessage {
   platformId: string;
   channel: { id: string; type: ChannelType; platformRef: string };
   sender: { id: string; displayName: string };
+  /** The Messages service it came over (`message.service`; iMessage, SMS, RCS...): what the allowlist trusts. */
+  service?: string | null;
   text: string;
   replyToPlatformId: string | null;
   timestampMs: number;
@@ -162,7 +164,7 @@ function storeOne(deps: IngestDeps, b: BatchState, m: NormalizedMessage): Ingest
     const echo = linkEcho(store, m);
     if (echo) return echo;
   }
-  const entry = m.direction === "inbound" ? b.allowlist.lookup(m.source, m.sender.id) : null;
+  const entry = m.direction === "inbound" ? b.allowlist.admit(m.source, m.sender.id, m.service) : null;
   const status: AllowlistStatus = m.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";
   const id = ids.message();
   if (!insertMessage(store, m, { id, status, entry, now: b.now })) return duplicateOf(store, m);

@@ -32,6 +32,7 @@ const row = (n: number): NormalizedMessage => ({
   platformId: `row-${n}`,
   channel: { id: "+15555550100", type: "dm", platformRef: "any;-;+15555550100" },
   sender: n % 3 === 0 ? { id: "+15555550999", displayName: "?" } : { id: "+15555550100", displayName: "Ann" },
+  service: "iMessage",
   text: `row ${n}`,
   replyToPlatformId: null,
   timestampMs: 1_800_000_000_000 + n,

@@ -20,6 +20,8 @@ export function inbound(overrides: Partial<NormalizedMessage> = {}): NormalizedM
     platformId: `guid-${counter}-${crypto.randomUUID()}`,
     channel: { id: "+15555550100", type: "dm", platformRef: "any;-;+15555550100" },
     sender: { id: "+15555550100", displayName: "+15555550100" },
+    // Every real Messages row names its service; iMessage is what an allowlist entry trusts by default.
+    service: "iMessage",
     text: `hello ${counter}`,
     replyToPlatformId: null,
     timestampMs: Date.UTC(2026, 0, 1) + counter * 1000,

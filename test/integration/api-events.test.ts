@@ -112,6 +112,7 @@ describe("event webhooks", () => {
       emoji: "👍",
       added: true,
       reactor: FRIEND,
+      service: "iMessage",
       byOwner: false,
       timestampMs: Date.now(),
       dedupeKey: "r1",

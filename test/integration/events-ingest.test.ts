@@ -103,7 +103,15 @@ describe("deletes", () => {
 
 describe("reactions and who may see an event", () => {
   const react = (platformId: string, key: string, reactor = STRANGER, byOwner = false, added = true) =>
-    ({ ...base(platformId, key), kind: "reaction", emoji: "👍", added, reactor, byOwner }) as const;
+    ({
+      ...base(platformId, key),
+      kind: "reaction",
+      emoji: "👍",
+      added,
+      reactor,
+      service: "iMessage",
+      byOwner,
+    }) as const;
 
   test("an allowlisted reactor or the owner: visible; a stranger: stored, never shown", () => {
     const w = world();
@@ -157,6 +165,7 @@ describe("event webhooks", () => {
         emoji: "❤️",
         added: true,
         reactor: { id: FRIEND.id, displayName: "x" },
+        service: "iMessage",
         byOwner: false,
       },
     );

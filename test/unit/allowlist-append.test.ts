@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { appendEntry } from "../../src/allowlist/append.ts";
+import { appendEntry, setServices } from "../../src/allowlist/append.ts";
 import { parseAllowlist } from "../../src/allowlist/parse.ts";
 
 const FILE = `# who may reach my agents
@@ -73,5 +73,53 @@ describe("appendEntry", () => {
     const r = appendEntry(text, entry, "n");
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problem).toContain(problem);
+  });
+});
+
+describe("services (gw allow --services)", () => {
+  test("a new entry can carry services, written as a TOML list", () => {
+    const r = appendEntry(FILE, { ...bob, services: ["iMessage", "SMS"] }, "n");
+    if (!r.ok) throw new Error(r.problem);
+    expect(r.text.endsWith('display_name = "Bob"\nservices = ["iMessage", "SMS"]\n')).toBe(true);
+    expect(r.entry.services).toEqual(["iMessage", "SMS"]);
+  });
+  test("setServices adds the line to a listed sender's table and changes nothing else", () => {
+    const text = `${FILE}\n# Bob\n[[entry]]\nsource = "device_messenger"\nid = "+15555550199"\nperson_id = "bob"\n`;
+    const r = setServices(text, {
+      source: "device_messenger",
+      id: "+1 555 555 0100",
+      personId: "ann",
+      services: ["iMessage", "SMS"],
+    });
+    if (!r.ok) throw new Error(r.problem);
+    expect(r.text).toBe(
+      text.replace('person_id = "ann"\n', 'person_id = "ann"\nservices = ["iMessage", "SMS"]\n'),
+    );
+    expect(r.entry).toMatchObject({ person_id: "ann", services: ["iMessage", "SMS"] });
+    // Again: the one-line services value is replaced in place.
+    const back = setServices(r.text, {
+      source: "device_messenger",
+      id: "+15555550100",
+      personId: "ann",
+      services: ["iMessage"],
+    });
+    expect(back.ok && back.text).toBe(
+      text.replace('person_id = "ann"\n', 'person_id = "ann"\nservices = ["iMessage"]\n'),
+    );
+  });
+  test("setServices refuses another person, an unlisted sender, a multi-line value and a broken file", () => {
+    const s = (text: string, personId = "ann", id = "+15555550100") =>
+      setServices(text, { source: "device_messenger", id, personId, services: ["SMS"] });
+    expect(s(FILE, "bob")).toEqual({
+      ok: false,
+      problem: 'device_messenger +15555550100 is already allowed as person "ann", not "bob"',
+    });
+    expect(s(FILE, "ann", "+15555550199")).toEqual({
+      ok: false,
+      problem: "device_messenger +15555550199 is not on the allowlist",
+    });
+    const multi = `${FILE}services = [\n  "iMessage",\n]\n`;
+    expect(s(multi)).toMatchObject({ ok: false, problem: expect.stringContaining("several lines") });
+    expect(s("[[entry]\n")).toMatchObject({ ok: false, problem: expect.stringContaining("does not parse") });
   });
 });

@@ -136,3 +136,61 @@ describe("normalizeSenderId", () => {
     expect(normalizeSenderId(source, input)).toBe(out);
   });
 });
+
+describe("services (extensions.md §4)", () => {
+  const ANN_SMS = `
+[[entry]]
+source = "device_messenger"
+id = "+15555550100"
+person_id = "ann"
+services = ["iMessage", "sms"]
+
+[[entry]]
+source = "device_messenger"
+id = "+15555550101"
+person_id = "bob"
+
+[[entry]]
+source = "community_chat"
+id = "112233445566778899"
+person_id = "bob"
+`;
+  test("an entry without services trusts iMessage only; with services, what it lists (any case, spelled canonically)", () => {
+    const a = parsed(ANN_SMS);
+    expect(a.lookup("device_messenger", "+15555550100")?.services).toEqual(["iMessage", "SMS"]);
+    expect(a.admit("device_messenger", "+15555550100", "SMS")?.person_id).toBe("ann");
+    expect(a.admit("device_messenger", "+15555550100", "iMessage")?.person_id).toBe("ann");
+    expect(a.admit("device_messenger", "+15555550100", "RCS")).toBeNull();
+    expect(a.admit("device_messenger", "+15555550101", "iMessage")?.person_id).toBe("bob");
+    expect(a.admit("device_messenger", "+15555550101", "SMS")).toBeNull();
+    expect(a.admit("device_messenger", "+15555550101", "rcs")).toBeNull();
+    // A service no entry can list, or none at all, is never trusted; a stranger is never admitted.
+    expect(a.admit("device_messenger", "+15555550101", "iMessageLite")).toBeNull();
+    expect(a.admit("device_messenger", "+15555550101", null)).toBeNull();
+    expect(a.admit("device_messenger", "+15555550199", "iMessage")).toBeNull();
+    // Discord has no services: the entry is enough.
+    expect(a.admit("community_chat", "112233445566778899")?.person_id).toBe("bob");
+  });
+  test("GW_DEVICE_TRUSTED_SERVICES is the default for entries without services, never for those with them", () => {
+    const r = parseAllowlist(ANN_SMS, { trustedServices: ["iMessage", "RCS"] });
+    if (!r.ok) throw new Error(r.problems.join("; "));
+    expect(r.allowlist.admit("device_messenger", "+15555550101", "RCS")?.person_id).toBe("bob");
+    const bob = r.allowlist.lookup("device_messenger", "+15555550101");
+    expect(bob && r.allowlist.servicesOf(bob)).toEqual(["iMessage", "RCS"]);
+    expect(r.allowlist.admit("device_messenger", "+15555550100", "RCS")).toBeNull();
+  });
+  test("services that are not a list of iMessage, SMS, RCS, or on a Discord entry, are problems naming the entry", () => {
+    const entry = (source: string, services: string) =>
+      `[[entry]]\nsource = "${source}"\nid = "1"\nperson_id = "p"\nservices = ${services}\n`;
+    expect(problems(entry("device_messenger", '["WhatsApp"]'))).toEqual([
+      'entry 1: field "services" must be a list of iMessage, SMS, RCS, e.g. services = ["iMessage", "SMS"] ("WhatsApp" is not one of iMessage, SMS, RCS)',
+    ]);
+    expect(problems(entry("device_messenger", '"SMS"'))[0]).toContain(
+      'entry 1: field "services" must be a list',
+    );
+    expect(problems(entry("device_messenger", "[]"))[0]).toContain("no service is listed");
+    expect(problems(entry("community_chat", '["iMessage"]'))).toEqual([
+      'entry 1: field "services" applies only to device_messenger entries (iMessage, SMS, RCS)',
+    ]);
+  });
+});

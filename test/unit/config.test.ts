@@ -40,12 +40,14 @@ describe("defaults", () => {
       communityApiUrl: "https://discord.com/api",
       communityCatchupMaxMessages: 200,
       communityCatchupMaxAgeHours: 24,
+      communityQueueMax: 1000,
       communityLoginTimeoutMs: 30000,
       deviceMessengerOn: false,
       chatDbPath: "/home/ann/Library/Messages/chat.db",
       devicePollIntervalMs: 1000,
       deviceBackfillFenceMinutes: 15,
       deviceAttachmentWaitMs: 60000,
+      deviceTrustedServices: ["iMessage"],
       osascriptPath: "/usr/bin/osascript",
       attachmentRetentionDays: 30,
       attachmentMaxBytes: 104857600,
@@ -237,5 +239,26 @@ describe("GW_WEBHOOK_EVENTS", () => {
       problem: expect.stringContaining("reaction.add"),
     });
     expect(problems({ GW_WEBHOOK_EVENTS: " , " })[0]?.variable).toBe("GW_WEBHOOK_EVENTS");
+  });
+});
+
+describe("GW_DEVICE_TRUSTED_SERVICES and GW_COMMUNITY_QUEUE_MAX", () => {
+  test("services: a comma list of iMessage, SMS, RCS in any case, spelled back canonically; anything else refused", () => {
+    expect(ok({ ...TOKEN, GW_DEVICE_TRUSTED_SERVICES: "imessage, sms,SMS" }).deviceTrustedServices).toEqual([
+      "iMessage",
+      "SMS",
+    ]);
+    expect(ok({ ...TOKEN, GW_DEVICE_TRUSTED_SERVICES: "RCS" }).deviceTrustedServices).toEqual(["RCS"]);
+    for (const bad of ["iMessageLite", "all", "iMessage,whatsapp", " , "]) {
+      expect(problems({ GW_DEVICE_TRUSTED_SERVICES: bad })[0]).toMatchObject({
+        variable: "GW_DEVICE_TRUSTED_SERVICES",
+        fix: expect.stringContaining("iMessage, SMS, RCS"),
+      });
+    }
+  });
+  test("the queue bound is a whole number of at least 1", () => {
+    expect(ok({ ...TOKEN, GW_COMMUNITY_QUEUE_MAX: "50" }).communityQueueMax).toBe(50);
+    expect(problems({ GW_COMMUNITY_QUEUE_MAX: "0" })[0]?.variable).toBe("GW_COMMUNITY_QUEUE_MAX");
+    expect(problems({ GW_COMMUNITY_QUEUE_MAX: "1.5" })[0]?.variable).toBe("GW_COMMUNITY_QUEUE_MAX");
   });
 });

@@ -102,6 +102,7 @@ export const apiRoutesProperty: FuzzItem = {
             platformId: "with-attachment",
             channel: { id: DM, type: "dm", platformRef: `any;-;${DM}` },
             sender: { id: DM, displayName: DM },
+            service: "iMessage",
             text: "",
             replyToPlatformId: null,
             timestampMs: Date.UTC(2026, 0, 2),
