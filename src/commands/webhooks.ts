@@ -2,7 +2,8 @@
  * `gw webhooks list [--status pending|delivered|dead] [--limit N]` and
  * `gw webhooks redeliver <delivery id> | --all-dead`: the operator's view of the outbox and the manual
  * re-drive every webhook provider offers. A re-driven row is `pending` again with a fresh attempt count
- * and the same delivery id; a running `gw serve` picks it up within a second. Works on the state
+ * and the same delivery id; a running `gw serve` picks it up within a second. A delivery of a message that
+ * was deleted since is refused (its content is purged: extensions.md §4). Works on the state
  * database directly (same machine), so it needs no token.
  */
 import { formatTimestamp } from "../core/time.ts";
@@ -58,6 +59,10 @@ export async function webhooks(ctx: CommandContext): Promise<number> {
     }
     const id = rest[0];
     if (!id) throw new CommandError(USAGE, EXIT_CONFIG);
+    if (store.deliveries.isPurged(id))
+      throw new CommandError(
+        `gw webhooks: delivery ${id} is of a message that was unsent or deleted; its content is purged and is never sent again`,
+      );
     if (!store.deliveries.requeue(id, now)) throw new CommandError(`gw webhooks: no delivery ${id}`);
     ctx.stdout.write(`delivery ${id} queued again\n`);
     return EXIT_OK;

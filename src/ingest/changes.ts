@@ -1,6 +1,7 @@
 /**
  * Changes to stored messages (extensions.md §1), applied by ingest in the batch's transaction: an edit
- * sets the current text, a delete makes a tombstone (text, raw and attachment bytes purged), a reaction
+ * sets the current text, a delete makes a tombstone (text, raw and attachment bytes purged, earlier edit
+ * events' texts too, and every delivery of it not yet made dropped: extensions.md §4), a reaction
  * changes nothing; each stores one event, deduplicated by the platform's key, whose visibility is decided
  * here. A change to a message gw never stored, or already deleted, is dropped.
  */
@@ -107,7 +108,8 @@ function applyToMessage(ctx: ChangeContext, c: NormalizedChange, target: Message
     store.attachments.clearFile(a.id);
   }
   store.messages.markDeleted(target.id);
-  store.deliveries.dropPendingMessage(target.id);
+  store.events.purgeEdits(target.id);
+  store.deliveries.dropUndelivered(target.id);
   return {};
 }
 

@@ -23,6 +23,14 @@ export type DeliveryRow = {
   updated_at: number;
 };
 
+/**
+ * A delivery whose content was purged: its message was deleted (a tombstone) and it is not the
+ * `message.deleted` event's own delivery. Such a delivery is never sent again.
+ */
+const PURGED_SQL = `EXISTS (SELECT 1 FROM messages m WHERE m.id = webhook_deliveries.message_id
+    AND m.allowlist_status = 'deleted')
+  AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = webhook_deliveries.event_id AND e.kind = 'message.deleted')`;
+
 export function createDeliveryStore(db: Database) {
   const insert = db.prepare<unknown, [string, string, string, number]>(
     `INSERT INTO webhook_deliveries (id, message_id, channel_id, status, attempt_count, next_attempt_at, created_at, updated_at)
@@ -32,8 +40,8 @@ export function createDeliveryStore(db: Database) {
     `INSERT INTO webhook_deliveries (id, message_id, event_id, channel_id, status, attempt_count, next_attempt_at, created_at, updated_at)
      VALUES (?1, ?2, ?3, ?4, 'pending', 0, ?5, ?5, ?5)`,
   );
-  const dropPending = db.prepare<unknown, [string]>(
-    "DELETE FROM webhook_deliveries WHERE message_id = ?1 AND event_id IS NULL AND status = 'pending'",
+  const dropUndelivered = db.prepare<unknown, [string]>(
+    "DELETE FROM webhook_deliveries WHERE message_id = ?1 AND status IN ('pending', 'dead')",
   );
   const counts = db.prepare<{ status: DeliveryStatus; n: number }, []>(
     "SELECT status, COUNT(*) AS n FROM webhook_deliveries INDEXED BY webhook_deliveries_due WHERE status IN ('pending', 'dead') GROUP BY status",
@@ -65,7 +73,10 @@ export function createDeliveryStore(db: Database) {
   );
   const requeueDead = db.prepare<unknown, [number]>(
     `UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = ?1, updated_at = ?1
-     WHERE status = 'dead'`,
+     WHERE status = 'dead' AND NOT (${PURGED_SQL})`,
+  );
+  const purged = db.prepare<{ purged: number }, [string]>(
+    `SELECT (${PURGED_SQL}) AS purged FROM webhook_deliveries WHERE id = ?1`,
   );
 
   return {
@@ -78,8 +89,11 @@ export function createDeliveryStore(db: Database) {
       channelId: string,
       now: number,
     ): void => void insertEvent.run(id, messageId, eventId, channelId, now),
-    /** A message deleted before its webhook went out is not pushed any more. */
-    dropPendingMessage: (messageId: string): void => void dropPending.run(messageId),
+    /**
+     * A deleted message's deliveries that have not gone out, of the message and of its events, pending or
+     * dead: none is pushed or re-driven any more (extensions.md §4, a tombstone purges everything).
+     */
+    dropUndelivered: (messageId: string): void => void dropUndelivered.run(messageId),
     forMessage: (messageId: string): DeliveryRow | null => byMessage.get(messageId),
     get: (id: string): DeliveryRow | null => byId.get(id),
     /** Pending rows whose next attempt is due, oldest due first. */
@@ -102,7 +116,10 @@ export function createDeliveryStore(db: Database) {
     list: (status: DeliveryStatus | null, limit: number): DeliveryRow[] => list.all(status, limit),
     /** Manual re-drive: pending again with a fresh attempt count and the same delivery id. */
     requeue: (id: string, now: number): boolean => requeue.run(id, now).changes === 1,
+    /** Every dead delivery re-driven, but those whose content was purged (their message deleted). */
     requeueAllDead: (now: number): number => requeueDead.run(now).changes,
+    /** Whether this delivery's message was deleted since (its content purged): it is never sent again. */
+    isPurged: (id: string): boolean => purged.get(id)?.purged === 1,
     /** Queue depth (pending) and dead-letter count for /healthz. */
     counts(): { pending: number; dead: number } {
       const out = { pending: 0, dead: 0 };

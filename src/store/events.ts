@@ -41,6 +41,9 @@ export function createEventStore(db: Database) {
      WHERE message_id = ?1 AND sender_id = ?2 AND data = ?3 AND kind IN ('reaction.added', 'reaction.removed')
      ORDER BY id DESC LIMIT 1`,
   );
+  const purgeEdits = db.prepare<unknown, [string]>(
+    "UPDATE events SET data = '{}' WHERE message_id = ?1 AND kind = 'message.edited'",
+  );
   const latest = db.prepare<{ id: string | null }, []>(
     "SELECT MAX(id) AS id FROM events INDEXED BY events_visible WHERE visible = 1",
   );
@@ -54,6 +57,8 @@ export function createEventStore(db: Database) {
     /** Whether `senderId`'s reaction with `emoji` on the message stands now, by the events stored. */
     reactionStands: (messageId: string, senderId: string, emoji: string): boolean =>
       lastReaction.get(messageId, senderId, JSON.stringify({ emoji }))?.kind === "reaction.added",
+    /** A deleted message's earlier edits keep no text: their data becomes `{}` (extensions.md §4). */
+    purgeEdits: (messageId: string): void => void purgeEdits.run(messageId),
     /** The newest visible event's id, or null. */
     latestVisibleId: (): string | null => latest.get()?.id ?? null,
   };

@@ -73,7 +73,9 @@ function bodyOf(deps: DispatcherDeps, row: DeliveryRow): Body | null {
   const { store } = deps;
   if (row.event_id !== null) {
     const event = store.events.get(row.event_id);
-    return event ? { kind: event.kind, json: JSON.stringify(toEvent(event)) } : null;
+    // Nothing about a deleted message goes out again but the news that it was deleted.
+    if (!event || (event.kind !== "message.deleted" && store.deliveries.isPurged(row.id))) return null;
+    return { kind: event.kind, json: JSON.stringify(toEvent(event)) };
   }
   const message = store.messages.get(row.message_id);
   if (!message || message.allowlist_status === "deleted") return null;
