@@ -74,6 +74,7 @@ export function buildConnectors(p: RegistryPorts) {
         apiUrl: p.config.communityApiUrl,
         attachmentDir: p.config.attachmentDir,
         attachmentMaxBytes: p.config.attachmentMaxBytes,
+        queueMax: p.config.communityQueueMax,
         catchUp: {
           maxMessages: p.config.communityCatchupMaxMessages,
           maxAgeMs: p.config.communityCatchupMaxAgeHours * 3_600_000,

@@ -2,11 +2,12 @@
  * A real state store (openStore on a real file) whose writes fail at a chosen instant, passed to
  * createService through its `openStore` port: `record` fails writing an outbound record (as SQLite does
  * when the database stays busy past its timeout), `complete` fails the Idempotency-Key's completion,
- * after the record was written in the same transaction (so the transaction rolls back both).
+ * after the record was written in the same transaction (so the transaction rolls back both), `write`
+ * fails every transaction (ingest's among them), as a disk that cannot take writes does.
  */
 import { openStore, type Store } from "../../src/store/store.ts";
 
-export type FaultPoint = "record" | "complete";
+export type FaultPoint = "record" | "complete" | "write";
 
 const busy = () => Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
 
@@ -22,6 +23,10 @@ export function faultyStore() {
     const real = openStore(path);
     return {
       ...real,
+      transaction: (work) => {
+        check("write");
+        return real.transaction(work);
+      },
       messages: {
         ...real.messages,
         insert: (row) => {

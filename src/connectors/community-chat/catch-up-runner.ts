@@ -151,27 +151,43 @@ export function createCatchUpRunner(d: RunnerDeps) {
     }
   };
 
-  /** Queues each task in its channel now, before any later message of that channel. */
+  /**
+   * Queues a task in its channel now, before any later message of that channel; `make` gives it when its
+   * turn comes (null: nothing to do any more).
+   */
+  const schedule = (channelId: string, how: string, make: () => CatchUpTask | null): void => {
+    const counts = open(how);
+    counts.tasks += 1;
+    d.queue
+      .push(channelId, () => {
+        const task = make();
+        return task ? runOne(task) : Promise.resolve(0);
+      })
+      .then((n) => {
+        counts.done += 1;
+        counts.messages += n;
+      })
+      .catch((err) => d.log.error({ err: String(err), channel_id: channelId }, "Discord catch-up failed"))
+      .finally(settle);
+  };
+  const enabled = () => d.bounds.maxMessages > 0 && !d.signal.aborted;
+
   const run = (tasks: readonly CatchUpTask[], how: string): void => {
-    if (d.bounds.maxMessages === 0 || d.signal.aborted) return;
-    for (const task of tasks) {
-      const counts = open(how);
-      counts.tasks += 1;
-      d.queue
-        .push(task.channelId, () => runOne(task))
-        .then((n) => {
-          counts.done += 1;
-          counts.messages += n;
-        })
-        .catch((err) =>
-          d.log.error({ err: String(err), channel_id: task.channelId }, "Discord catch-up failed"),
-        )
-        .finally(settle);
-    }
+    if (!enabled()) return;
+    for (const task of tasks) schedule(task.channelId, how, () => task);
   };
 
   return {
     run,
+    /**
+     * A task whose position is known only when its turn comes (messages dropped past the queue bound:
+     * fetched again from where the first of them was). False when catch-up is off (nothing queued).
+     */
+    runWhenDue(channelId: string, how: string, make: () => CatchUpTask | null): boolean {
+      if (!enabled()) return false;
+      schedule(channelId, how, make);
+      return true;
+    },
     /** Keeps the round open (planning under way); call the returned function once when done. */
     hold(how: string): () => void {
       open(how);

@@ -16,10 +16,11 @@ import type { CursorStore } from "../../store/cursors.ts";
 import type { Connector, ConnectorHealth } from "../connector.ts";
 import { createActions } from "./actions.ts";
 import { createCatchUpRunner } from "./catch-up-runner.ts";
-import { changesOf } from "./changes.ts";
+import { changesOf, type MappedChanges } from "./changes.ts";
 import { createChannelDirectory, type NameDispatch } from "./channel-names.ts";
 import { type ConnectedMark, createConnectedMark, MARK_SOURCE } from "./connected-mark.ts";
 import { linkHealth } from "./health.ts";
+import { createHeldPayloads, type HeldPayloads } from "./held-payloads.ts";
 import { createInbox, type Inbox } from "./inbox.ts";
 import { createLinkKeeper, type LinkKeeper } from "./link-keeper.ts";
 import { asDiscordMessage, channelFor, type DiscordMessage, displayName, kindOf } from "./mapping.ts";
@@ -49,6 +50,8 @@ export interface CommunityChatOptions {
   cursors: CursorStore;
   /** The Discord user ids of the allowlisted community_chat senders, as the allowlist is now. */
   dmRecipients: () => readonly string[];
+  /** Live payloads held in memory while they cannot be stored, at most (GW_COMMUNITY_QUEUE_MAX). */
+  queueMax: number;
   /** Whether a Discord message id is stored already (its attachments need no download). */
   isStored: (platformId: string) => boolean;
   ids: IdFactory;
@@ -115,12 +118,20 @@ function catchUpParts(
 }
 
 /**
- * A live MESSAGE_CREATE: its attachments start downloading at once, it is stored in its channel's queue
+ * A live MESSAGE_CREATE: unless the held payloads are at their bound (then it is dropped and fetched again
+ * later: held-payloads.ts), its attachments start downloading at once, it is stored in its channel's queue
  * (after any catch-up queued there), and the connected mark is held back until it is stored.
  */
 function takeMessage(
   payload: unknown,
-  c: { queue: KeyedQueue; inbox: Inbox; mark: ConnectedMark; log: Logger; stopping: AbortSignal },
+  c: {
+    queue: KeyedQueue;
+    inbox: Inbox;
+    mark: ConnectedMark;
+    held: HeldPayloads;
+    log: Logger;
+    stopping: AbortSignal;
+  },
 ): DiscordMessage | null {
   const m = asDiscordMessage(payload);
   if (!m) {
@@ -129,6 +140,7 @@ function takeMessage(
   }
   const kind = kindOf(m);
   const channelId = channelFor(kind, m.channel_id).id;
+  if (!c.held.takeMessage(channelId, kind, m.channel_id, m.id)) return m;
   const staged = c.inbox.stage([m]);
   c.mark.received(m.id);
   c.queue
@@ -137,8 +149,23 @@ function takeMessage(
     .then(() => c.stopping.aborted || c.mark.settled(m.id))
     .catch((err) =>
       c.log.error({ err: String(err), channel_id: channelId }, "a Discord message could not be handled"),
-    );
+    )
+    .finally(c.held.release);
   return m;
+}
+
+/** Changes to stored messages, in their channel's queue; reactions past the bound are dropped. */
+function takeChanges(
+  mapped: MappedChanges,
+  c: { queue: KeyedQueue; inbox: Inbox; held: HeldPayloads; log: Logger },
+) {
+  const reactionsOnly = mapped.changes.every((x) => x.kind === "reaction");
+  if (reactionsOnly && !c.held.takeReaction()) return;
+  if (!reactionsOnly) c.held.hold();
+  void c.queue
+    .push(mapped.channelId, () => c.inbox.commitChanges(mapped.channelId, mapped.changes))
+    .catch((err) => c.log.error({ err: String(err) }, "a Discord change could not be handled"))
+    .finally(c.held.release);
 }
 
 /**
@@ -170,7 +197,13 @@ function channelNames(inbox: Inbox, log: Logger) {
 function connectorHealth(
   now: number,
   t: CommunityTuning,
-  c: { keeper: LinkKeeper; inbox: Inbox; runner: { behind(): number }; session: { behind(): number } },
+  c: {
+    keeper: LinkKeeper;
+    inbox: Inbox;
+    held: HeldPayloads;
+    runner: { behind(): number };
+    session: { behind(): number };
+  },
 ): ConnectorHealth {
   const h = linkHealth(c.keeper.state(), now, {
     loginDeadlineMs: t.loginDeadlineMs,
@@ -178,8 +211,15 @@ function connectorHealth(
   });
   if (h.state === "error") return h;
   const storeError = c.inbox.storeError();
-  if (storeError)
-    return { state: "degraded", detail: `Storing Discord messages fails (${storeError}); retrying.` };
+  if (storeError) {
+    const { messages } = c.held.dropped();
+    const dropped =
+      messages > 0 ? `; ${messages} dropped past GW_COMMUNITY_QUEUE_MAX are fetched again later` : "";
+    return {
+      state: "degraded",
+      detail: `Storing Discord messages fails (${storeError}); retrying (${c.held.held()} held${dropped}).`,
+    };
+  }
   const behind = c.runner.behind() + c.session.behind();
   if (behind > 0 && h.state === "ok")
     return {
@@ -218,10 +258,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
           nameOf: (id) => authors.get(id) ?? null,
         });
         if (!mapped) return log.warn({ dispatch: what }, "ignored a dispatch without the fields gw needs");
-        if (mapped.changes.length === 0) return;
-        void queue
-          .push(mapped.channelId, () => inbox.commitChanges(mapped.channelId, mapped.changes))
-          .catch((err) => log.error({ err: String(err) }, "a Discord change could not be handled"));
+        if (mapped.changes.length > 0) takeChanges(mapped, { queue, inbox, held, log });
       },
     },
   });
@@ -247,7 +284,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
   const authors = new Map<string, string>();
   const names = channelNames(inbox, log);
   const onMessage = (payload: unknown) => {
-    const m = takeMessage(payload, { queue, inbox, mark, log, stopping: stopping.signal });
+    const m = takeMessage(payload, { queue, inbox, mark, held, log, stopping: stopping.signal });
     if (!m) return;
     authors.delete(m.author.id);
     authors.set(m.author.id, displayName(m));
@@ -260,6 +297,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     log,
     signal: stopping.signal,
   });
+  const held = createHeldPayloads({ max: o.queueMax, log, runWhenDue: runner.runWhenDue });
 
   return {
     source: "community_chat",
@@ -282,6 +320,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     },
     send: createSender(outgoing),
     ...createActions({ ...outgoing, now: o.clock.now }),
-    health: (): ConnectorHealth => connectorHealth(o.clock.now(), t, { keeper, inbox, runner, session }),
+    health: (): ConnectorHealth =>
+      connectorHealth(o.clock.now(), t, { keeper, inbox, held, runner, session }),
   };
 }
