@@ -1,7 +1,8 @@
 /**
  * Message rows: insert, look up, context window and quarantine listing. Rows are never removed: a
  * deleted message becomes a tombstone (status `deleted`, text and raw purged); otherwise a row's
- * visibility never changes, and only its text (an edit) and an outbound record's links change. Statements are prepared once.
+ * visibility never changes, and only its text (an edit, also in a raw payload's `content`) and an outbound
+ * record's links change. Statements are prepared once.
  * The per-agent unread query lives in reads.ts because it is defined by read marks. Writes that change a
  * row's text or visibility also go to the search index: add them to search-index.ts's wrapper.
  */
@@ -85,6 +86,15 @@ const QUARANTINED_COUNTS_SQL = `
     json_group_array(DISTINCT json_extract(raw, '$.service')) AS services
   FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' GROUP BY source, sender_id`;
 
+/**
+ * An edit's raw: a payload with a string `content` (Discord's) gets the new text there; any other raw
+ * (iMessage's has no `content`, a tombstone's is `{}`) stays as it is. Nested CASEs: json_type is only
+ * asked of valid JSON.
+ */
+const RAW_WITH_CONTENT = `CASE WHEN json_valid(raw) THEN
+    CASE WHEN json_type(raw, '$.content') = 'text' THEN json_set(raw, '$.content', ?2) ELSE raw END
+  ELSE raw END`;
+
 /** Lowest possible `since`: every stored timestamp is above it. */
 export const BEFORE_ALL_TIME = -8.64e15;
 
@@ -104,7 +114,8 @@ function prepareStatements(db: Database) {
     rowByPlatform: db.prepare<MessageRow, [string, string]>(
       "SELECT * FROM messages WHERE source = ?1 AND platform_id = ?2",
     ),
-    setText: db.prepare<unknown, [string, string]>("UPDATE messages SET text = ?2 WHERE id = ?1"),
+    setText: db.prepare<unknown, [string, string]>(`UPDATE messages SET text = ?2, raw = ${RAW_WITH_CONTENT}
+      WHERE id = ?1`),
     tombstone: db.prepare<unknown, [string]>(
       "UPDATE messages SET allowlist_status = 'deleted', text = '', raw = '{}' WHERE id = ?1",
     ),
@@ -154,7 +165,7 @@ export function createMessageStore(db: Database) {
     byPlatformId(source: Source, platformId: string): MessageRow | null {
       return s.rowByPlatform.get(source, platformId);
     },
-    /** An edit: the message's current text (what every read shows from now on). */
+    /** An edit: the message's current text (what every read shows from now on), in `raw.content` too. */
     setText(id: string, text: string): void {
       s.setText.run(id, text);
     },

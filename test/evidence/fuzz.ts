@@ -3,8 +3,9 @@
  * hostile requests to every route in process and over real HTTP, malformed HTTP on raw sockets, the
  * bearer corpus, the receiver's /webhook with signature and timestamp tampering, the rate limiter and
  * the idempotency store against models, hostile attachment paths and swaps after the check, malformed
- * chat.db rows and attributedBody blobs, malformed Discord gateway frames. Default scale 10 (ten times
- * what `bun test` runs in test/integration/fuzz-*.test.ts); --long: scale 100. FUZZ_SEED sets the seed.
+ * chat.db rows and attributedBody blobs, malformed Discord gateway frames, Discord payloads quoting other
+ * messages (raw keeps their ids only). Default scale 10 (ten times what `bun test` runs in
+ * test/integration/fuzz-*.test.ts); --long: scale 100. FUZZ_SEED sets the seed.
  * Prints every item, rewrites the `bad-input` section of docs/EVIDENCE.md on a run of every item, and
  * exits 1 when anything did not hold.
  */
@@ -14,6 +15,7 @@ import { machine } from "../../bench/lib/report.ts";
 import { seedFrom } from "./chaos/rng.ts";
 import { apiItems } from "./fuzz/api.ts";
 import { chatDbItems } from "./fuzz/chatdb.ts";
+import { discordRawItems } from "./fuzz/discord-raw.ts";
 import { gatewayItems } from "./fuzz/gateway.ts";
 import { httpItems } from "./fuzz/http.ts";
 import { modelItems } from "./fuzz/models.ts";
@@ -31,6 +33,7 @@ export const ITEMS: FuzzItem[] = [
   ...pathItems,
   ...chatDbItems,
   ...gatewayItems,
+  ...discordRawItems,
 ];
 
 const args = process.argv.slice(2);

@@ -3,10 +3,12 @@
  * gateway MESSAGE_CREATE and a REST history item, so live and catch-up messages are identical. DMs are
  * `community_chat:dm:<channel id>` (type `dm`), guild channels and threads `community_chat:channel:<id>`
  * (type `group`). Only default (0) and reply (19) messages with text or attachments are delivered, never the
- * bot's own; `raw` is the payload as received.
+ * bot's own; `raw` is the payload's own fields with any other message it quotes (a reply's original, a
+ * forward's snapshot) reduced to ids (raw.ts).
  */
 import type { ChannelType } from "../../core/envelope.ts";
 import type { NormalizedMessage, StagedAttachment } from "../../ingest/ingest.ts";
+import { rawOf } from "./raw.ts";
 import { isSnowflake, snowflakeTime } from "./snowflake.ts";
 
 export interface DiscordAttachment {
@@ -17,7 +19,7 @@ export interface DiscordAttachment {
   content_type?: string;
 }
 
-/** The fields gw reads from a Discord message object; the rest is kept in `raw` untouched. */
+/** The fields gw reads from a Discord message object; `raw` keeps what raw.ts allows of the rest. */
 export interface DiscordMessage {
   id: string;
   channel_id: string;
@@ -150,7 +152,7 @@ export function toMessage(
         : null,
     timestampMs: snowflakeTime(m.id),
     attachments,
-    raw: m as unknown as Record<string, unknown>,
+    raw: rawOf(m as unknown as Record<string, unknown>),
     direction: "inbound",
   };
 }
