@@ -1,7 +1,8 @@
 /**
  * The fake Discord's payloads, built from their arguments only (pure): a user, a channel (DM, guild
- * channel, thread), a GUILD_CREATE, a message and a reaction as the gateway dispatches them and an
- * attachment's CDN url. world.ts passes in what they need of its state (history, overwrites, the bot).
+ * channel, thread), a GUILD_CREATE, a message (a reply with its `referenced_message`, a forward with its
+ * snapshot) and a reaction as the gateway dispatches them and an attachment's CDN url. world.ts passes in
+ * what they need of its state (history, overwrites, the bot).
  */
 import type { Channel, FakeUser, Payload } from "./world.ts";
 
@@ -45,11 +46,17 @@ const botMember = (bot: FakeUser, g: { botRoleId: string; joinedAt: string }): P
   flags: 0,
 });
 
-/** A message as the gateway dispatches it (guild_id, channel_type, member for guild channels). */
+/** Message flag HAS_SNAPSHOT: a forward (Discord docs `resources/message`, Message Flags). */
+export const HAS_SNAPSHOT = 1 << 14;
+
+/**
+ * A message as the gateway dispatches it (guild_id, channel_type, member for guild channels). A forward
+ * (`snapshots`) has its reference of type 1, empty content and the HAS_SNAPSHOT flag, as on Discord.
+ */
 export const messagePayload = (
   channel: Channel,
   input: { id: string; author: FakeUser; content: string; type: number; nick?: string | null },
-  extra: { attachments: Payload[]; reference?: Payload },
+  extra: { attachments: Payload[]; reference?: Payload; snapshots?: Payload[] },
 ): Payload => ({
   id: input.id,
   channel_id: channel.id,
@@ -64,10 +71,11 @@ export const messagePayload = (
   attachments: extra.attachments,
   embeds: [],
   pinned: false,
-  flags: 0,
+  flags: extra.snapshots ? HAS_SNAPSHOT : 0,
   components: [],
   type: input.type,
   ...(extra.reference ? { message_reference: extra.reference } : {}),
+  ...(extra.snapshots ? { message_snapshots: extra.snapshots } : {}),
   ...(channel.guildId
     ? {
         guild_id: channel.guildId,
@@ -83,6 +91,37 @@ export const messagePayload = (
       }
     : { channel_type: 1 }),
 });
+
+/**
+ * A forward's snapshot of `original`: the subset of fields Discord copies, frozen when forwarded (no id,
+ * no author; Discord docs `resources/message`, Message Snapshot Object).
+ */
+export const snapshotOf = (original: Payload): Payload => ({
+  message: {
+    type: original.type,
+    content: original.content,
+    embeds: original.embeds ?? [],
+    attachments: original.attachments ?? [],
+    timestamp: original.timestamp,
+    edited_timestamp: original.edited_timestamp ?? null,
+    flags: original.flags ?? 0,
+    mentions: original.mentions ?? [],
+    mention_roles: original.mention_roles ?? [],
+    components: original.components ?? [],
+  },
+});
+
+/**
+ * A reply as Discord sends it: with `referenced_message`, the original as it is now (its REST form, without
+ * its own `referenced_message`), or null when it was deleted. Other messages are returned as they are.
+ */
+export function withReferenced(message: Payload, original: Payload | undefined): Payload {
+  const ref = message.message_reference as { type?: number } | undefined;
+  if (message.type !== 19 || !ref || (ref.type ?? 0) !== 0) return message;
+  if (!original) return { ...message, referenced_message: null };
+  const { guild_id: _g, channel_type: _t, member: _m, referenced_message: _r, ...rest } = original;
+  return { ...message, referenced_message: rest };
+}
 
 /** A signed-looking CDN url for an upload, valid a day (Discord's `ex`, `is`, `hm` parameters). */
 export function attachmentUrl(origin: string, channelId: string, id: string, filename: string): string {

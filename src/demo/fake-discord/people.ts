@@ -1,10 +1,10 @@
 /**
  * What people do in the fake Discord's world, as tests and the demo script it: make users, guilds, channels,
- * threads and DMs, post (live or only into history), edit, delete, react and rename; each change goes out
- * as the dispatch Discord sends for it.
+ * threads and DMs, post (live or only into history; replies and forwards too), edit, delete, react and
+ * rename; each change goes out as the dispatch Discord sends for it.
  */
 import type { FakeGateway } from "./gateway.ts";
-import { reactionPayload } from "./payloads.ts";
+import { reactionPayload, snapshotOf } from "./payloads.ts";
 import type { createRest } from "./rest.ts";
 import type { Channel, ChannelAccess, FakeMessageInput, FakeUser, Payload, World } from "./world.ts";
 
@@ -67,7 +67,7 @@ export function createPeople(world: World, gateway: FakeGateway, rest: ReturnTyp
       if (!old) throw new Error(`fake Discord: no message ${messageId} in ${channelId}`);
       const edited = { ...old, content, edited_timestamp: new Date().toISOString() };
       list[i] = edited;
-      gateway.dispatch("MESSAGE_UPDATE", edited);
+      gateway.dispatch("MESSAGE_UPDATE", world.asSent(edited));
       return edited;
     },
     /** Messages deleted (one: MESSAGE_DELETE; several: MESSAGE_DELETE_BULK), gone from history. */
@@ -93,31 +93,45 @@ export function createPeople(world: World, gateway: FakeGateway, rest: ReturnTyp
   };
 }
 
+/** What a forward carries: a reference of type 1 to the original and a snapshot of it (no content). */
+function forwardOf(world: World, forward: { channelId: string; messageId: string }) {
+  const original = world.find(forward.channelId, forward.messageId);
+  if (!original) throw new Error(`fake Discord: no message ${forward.messageId} in ${forward.channelId}`);
+  const guildId = world.channel(forward.channelId)?.guildId;
+  return {
+    reference: { type: 1, message_id: forward.messageId, channel_id: forward.channelId, guild_id: guildId },
+    snapshots: [snapshotOf(original)],
+  };
+}
+
+/** Stored in history as posted; dispatched as sent (a reply with its original). Returns the stored form. */
 function post(world: World, gateway: FakeGateway, channelId: string, input: FakeMessageInput): Payload {
   const channel = world.channel(channelId);
   if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);
   const id = world.snowflake(input.at);
+  const forward = input.forward ? forwardOf(world, input.forward) : undefined;
   const reference = input.replyTo
     ? { type: 0, message_id: input.replyTo, channel_id: channelId, guild_id: channel.guildId }
-    : undefined;
+    : forward?.reference;
   const message = world.messagePayload(
     channel,
     {
       id,
       author: input.author,
-      content: input.content ?? "",
+      content: forward ? "" : (input.content ?? ""),
       type: input.type ?? (input.replyTo ? 19 : 0),
       ...(input.nick !== undefined ? { nick: input.nick } : {}),
     },
     {
-      attachments: (input.attachments ?? []).map((a) => world.attachmentPayload(channelId, a)),
+      attachments: forward ? [] : (input.attachments ?? []).map((a) => world.attachmentPayload(channelId, a)),
       ...(reference ? { reference } : {}),
+      ...(forward ? { snapshots: forward.snapshots } : {}),
     },
   );
   const list = [...(world.history.get(channelId) ?? []), message];
   list.sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? -1 : 1));
   world.history.set(channelId, list);
-  if (input.dispatch !== false) gateway.dispatch("MESSAGE_CREATE", message);
+  if (input.dispatch !== false) gateway.dispatch("MESSAGE_CREATE", world.asSent(message));
   return message;
 }
 

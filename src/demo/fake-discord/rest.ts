@@ -94,6 +94,8 @@ export function createRest(
   };
 
   const missingAccess = () => error(403, 50001, "Missing Access");
+  /** A stored message as REST answers it: its REST form, a reply with its original as it is now. */
+  const restSent = (m: Payload) => world.restForm(world.asSent(m));
 
   /**
    * As Discord does: validates length (50035) and emptiness (50006), honours `nonce` + `enforce_nonce`, turns
@@ -141,8 +143,8 @@ export function createRest(
     if (nonceKey) nonces.set(nonceKey, { at: Date.now(), message });
     posted.push({ channelId, body, message });
     o.onPost?.({ channelId, body, message });
-    gateway.dispatch("MESSAGE_CREATE", message);
-    return json(200, world.restForm(message));
+    gateway.dispatch("MESSAGE_CREATE", world.asSent(message));
+    return json(200, restSent(message));
   };
 
   /**
@@ -161,8 +163,8 @@ export function createRest(
     const edited = { ...old, content, edited_timestamp: new Date().toISOString() };
     list[i] = edited;
     edits.push({ channelId, messageId, content });
-    gateway.dispatch("MESSAGE_UPDATE", edited);
-    return json(200, world.restForm(edited));
+    gateway.dispatch("MESSAGE_UPDATE", world.asSent(edited));
+    return json(200, restSent(edited));
   };
 
   /**
@@ -196,7 +198,7 @@ export function createRest(
 
   /**
    * Newest first, also with `after` (then the `limit` messages right after it); the anchor is `before`,
-   * `after` or none (the newest).
+   * `after` or none (the newest). Replies carry their original as it is now (null once deleted).
    */
   const historyOf = (channelId: string, q: Record<string, string>): Response => {
     const channel = world.channel(channelId);
@@ -211,7 +213,7 @@ export function createRest(
     if (q.after) page = all.filter((m) => id(m) > BigInt(q.after as string)).slice(0, limit);
     else if (q.before) page = all.filter((m) => id(m) < BigInt(q.before as string)).slice(-limit);
     else page = all.slice(-limit);
-    return json(200, page.reverse().map(world.restForm));
+    return json(200, page.reverse().map(restSent));
   };
 
   const route = (r: RecordedRequest): Response => {
@@ -262,7 +264,7 @@ export function createRest(
         return ownReaction(p[1] as string, p[3] as string, p[5] as string, r.method === "PUT");
     if (p[0] === "channels" && p[2] === "messages" && p.length === 4 && r.method === "GET") {
       const m = (world.history.get(p[1] as string) ?? []).find((x) => x.id === p[3]);
-      return m ? json(200, world.restForm(m)) : error(404, 10008, "Unknown Message");
+      return m ? json(200, restSent(m)) : error(404, 10008, "Unknown Message");
     }
     return error(404, 0, "404: Not Found");
   };

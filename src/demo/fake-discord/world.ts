@@ -2,7 +2,8 @@
  * The fake Discord's state: users, guilds, channels (text, thread, DM), message history and the attachment
  * files its CDN serves, plus the payloads Discord sends for them. Ids are real snowflakes (milliseconds since
  * the Discord epoch in the top bits), strictly increasing unless backdated. Gateway payloads carry
- * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not.
+ * `guild_id`, `channel_type` and `member` as real MESSAGE_CREATEs do; REST history items do not. History
+ * holds messages as posted; a reply's `referenced_message` is added when it is sent (`asSent`).
  */
 
 import { type ChannelAccess, guildRoles, overwritesFor } from "./access.ts";
@@ -13,6 +14,7 @@ import {
   guildPayload,
   messagePayload,
   userPayload,
+  withReferenced,
 } from "./payloads.ts";
 
 export type { ChannelAccess } from "./access.ts";
@@ -43,8 +45,13 @@ export interface FakeMessageInput {
   nick?: string | null;
   /** Default 0, or 19 when replyTo is set. */
   type?: number;
-  /** A message id in the same channel. */
+  /** A message id in the same channel: a reply (type 19), sent with its `referenced_message`. */
   replyTo?: string;
+  /**
+   * Forwards this message (any channel): reference type 1, a snapshot of it, empty content (`content`
+   * and `attachments` are ignored), type 0, as Discord sends a forward.
+   */
+  forward?: { channelId: string; messageId: string };
   attachments?: FakeAttachmentInput[];
   /** Default true: send MESSAGE_CREATE to sessions; false = only in history. */
   dispatch?: boolean;
@@ -104,6 +111,9 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
   /** Owns every guild (an owner has every permission, so it is not the bot). */
   const owner: FakeUser = { id: snowflake(), username: "server-owner", global_name: null };
   users.set(owner.id, owner);
+
+  const find = (channelId: unknown, messageId: unknown): Payload | undefined =>
+    (history.get(String(channelId)) ?? []).find((m) => m.id === messageId);
 
   const lastMessageId = (c: Channel): string | null =>
     ((history.get(c.id) ?? []).at(-1)?.id as string | undefined) ?? null;
@@ -178,6 +188,13 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     messagePayload,
     attachmentPayload,
     channel: (id: string) => channels.get(id),
+    /** A message in history, if it is there (not deleted). */
+    find: (channelId: string, messageId: string) => find(channelId, messageId),
+    /** A stored message as Discord sends it now: a reply with its original, or null once that is deleted. */
+    asSent: (p: Payload): Payload => {
+      const ref = (p.message_reference ?? {}) as { channel_id?: unknown; message_id?: unknown };
+      return withReferenced(p, find(ref.channel_id ?? p.channel_id, ref.message_id));
+    },
     /** Stored form of a message: the REST history item (no guild_id, channel_type or member). */
     restForm: (p: Payload): Payload => {
       const { guild_id: _g, channel_type: _t, member: _m, ...rest } = p;
