@@ -3,7 +3,7 @@
  * `Authorization: Bearer` and `X-Agent-ID` injected and a deadline, so a stuck service cannot hang the agent.
  * Every outcome becomes a tool result (`toToolResult`); an unreachable service answers an INTERNAL_ERROR
  * envelope that names the URL. With a `sink`, a 2xx body is streamed to it (attachment bytes) instead of
- * parsed; error answers are still the service's JSON envelope.
+ * parsed; error answers are still the service's JSON envelope, with their `Retry-After` header kept.
  */
 
 export const REQUEST_TIMEOUT_MS = 60_000;
@@ -12,6 +12,8 @@ export interface ApiResponse {
   ok: boolean;
   status: number;
   body: unknown;
+  /** The `Retry-After` header of a refusal (429, 503), when it had one. */
+  retryAfter?: string;
 }
 
 /** Takes a 2xx answer's body as a stream; its result becomes the answer's body. */
@@ -67,7 +69,13 @@ export function createApiClient(deps: {
         });
         if (res.ok && opts.sink && res.body) return await sinkInto(opts.sink, res, url);
         const text = await res.text();
-        return { ok: res.ok, status: res.status, body: parseBody(text, res.status) };
+        const retryAfter = res.headers.get("retry-after");
+        return {
+          ok: res.ok,
+          status: res.status,
+          body: parseBody(text, res.status),
+          ...(retryAfter === null ? {} : { retryAfter }),
+        };
       } catch (err) {
         const why = (err as Error).name === "TimeoutError" ? "did not answer in time" : "cannot be reached";
         return failure(

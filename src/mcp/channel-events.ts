@@ -2,18 +2,19 @@
  * Events in the Claude Code channel (extensions.md §1): each visible event stored after the channel
  * started is pushed once as a `notifications/claude/channel` notification, one readable line (`Ann edited:
  * "…"`, `Ann reacted 👍 to "…"`, `Ann unsent a message`) with meta {event, event_id, message_id, channel_id,
- * platform}. It rides the GET /events long poll from an in-memory cursor; a reaction's line quotes its target.
+ * platform}. It rides the GET /events long poll from an in-memory cursor (followEventPages, which gw mcp's
+ * attachment purge rides too); a reaction's line quotes its target; a page with a `message.deleted` then
+ * calls `onDeleted` (the attachment copies are checked: there is one events follower per process).
  */
 import { encodeTime } from "ulid";
 import type { GwEvent } from "../core/event.ts";
-import type { ApiResponse } from "./api-client.ts";
 import {
-  BACKOFF_MS,
   CHANNEL_METHOD,
   type ChannelDeps,
   type ChannelNotification,
   channelAgentId,
   PAGE,
+  retrier,
   runRounds,
   WAIT_S,
 } from "./channel.ts";
@@ -55,37 +56,54 @@ export function eventNotification(e: GwEvent, target: string | null): ChannelNot
   };
 }
 
-/** Follows GET /events until `stop`; while gw serve is unreachable it retries with BACKOFF_MS. */
-export function followEvents(deps: ChannelDeps): { stop(): Promise<void>; done: Promise<void> } {
-  const { api, log } = deps;
-  const agentId = channelAgentId(deps.agentId);
-  const stopping = new AbortController();
-  let since = eventCursorAt(deps.now());
-  let failures = 0;
+export type EventFollowDeps = Pick<ChannelDeps, "api" | "now" | "sleep" | "random" | "log"> & {
+  /** The X-Agent-ID to send (GET /events needs one; what it sees does not depend on it). */
+  agentId: string;
+};
 
-  const backoff = async (why: ApiResponse) => {
-    if (failures === 0) log.warn({ status: why.status }, "channel events: gw serve did not answer; retrying");
-    await deps.sleep(BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)] as number, stopping.signal);
-    failures += 1;
-  };
-  const targetText = async (e: GwEvent): Promise<string | null> => {
-    if (!e.kind.startsWith("reaction.")) return null;
-    const res = await api.call("GET", `/messages/${e.message_id}`, { agentId, signal: stopping.signal });
-    return res.ok ? String((res.body as { text?: unknown }).text ?? "") : null;
-  };
+/**
+ * Follows GET /events from now (eventCursorAt) until `stop`, handing each non-empty page to `handle` in
+ * order; the cursor moves past a page once `handle` is done. While gw serve is unreachable or refuses (503
+ * SERVICE_BUSY) it waits as backoff.ts says.
+ */
+export function followEventPages(
+  deps: EventFollowDeps,
+  what: string,
+  handle: (events: GwEvent[], signal: AbortSignal) => Promise<void>,
+): { stop(): Promise<void>; done: Promise<void> } {
+  const stopping = new AbortController();
+  const retry = retrier(deps, stopping.signal, what);
+  let since = eventCursorAt(deps.now());
   const round = async () => {
-    const res = await api.call("GET", "/events", {
-      agentId,
+    const res = await deps.api.call("GET", "/events", {
+      agentId: deps.agentId,
       query: { since, limit: PAGE, wait: WAIT_S },
       signal: stopping.signal,
     });
     if (stopping.signal.aborted) return;
-    if (!res.ok) return backoff(res);
-    failures = 0;
-    for (const e of (res.body as { events: GwEvent[] }).events) {
-      await deps.notify(eventNotification(e, await targetText(e)));
-      since = e.id;
-    }
+    if (!res.ok) return retry.failed(res);
+    retry.succeeded();
+    const { events } = res.body as { events: GwEvent[] };
+    if (events.length === 0) return;
+    await handle(events, stopping.signal);
+    since = (events.at(-1) as GwEvent).id;
   };
-  return runRounds(round, stopping, log, "channel events");
+  return runRounds(round, stopping, deps.log, what);
+}
+
+/** Pushes each event (channel mode); a page with a `message.deleted` then awaits `onDeleted`. */
+export function followEvents(deps: ChannelDeps & { onDeleted?: () => Promise<void> }): {
+  stop(): Promise<void>;
+  done: Promise<void>;
+} {
+  const agentId = channelAgentId(deps.agentId);
+  const targetText = async (e: GwEvent, signal: AbortSignal): Promise<string | null> => {
+    if (!e.kind.startsWith("reaction.")) return null;
+    const res = await deps.api.call("GET", `/messages/${e.message_id}`, { agentId, signal });
+    return res.ok ? String((res.body as { text?: unknown }).text ?? "") : null;
+  };
+  return followEventPages({ ...deps, agentId }, "channel events", async (events, signal) => {
+    for (const e of events) await deps.notify(eventNotification(e, await targetText(e, signal)));
+    if (events.some((e) => e.kind === "message.deleted")) await deps.onDeleted?.();
+  });
 }

@@ -8,6 +8,7 @@
 import type { Envelope } from "../core/envelope.ts";
 import type { Logger } from "../core/ports.ts";
 import type { ApiClient, ApiResponse } from "./api-client.ts";
+import { backoffMs } from "./backoff.ts";
 
 export const CHANNEL_CAPABILITY = "claude/channel";
 export const CHANNEL_METHOD = "notifications/claude/channel";
@@ -16,7 +17,6 @@ export const WAIT_S = 25;
 export const PAGE = 100;
 /** Messages dated this long before the channel started still count as new (pick-up and clock slack). */
 export const LOOKBACK_MS = 5 * 60_000;
-export const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
 
 export const CHANNEL_INSTRUCTIONS = [
   "Messages from the owner's iMessage and Discord conversations arrive as <channel> events, one per message,",
@@ -87,6 +87,8 @@ export interface ChannelDeps {
   /** Epoch ms, for the start of "new". */
   now(): number;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** A number in [0, 1): the backoff's jitter (backoff.ts). */
+  random(): number;
   log: Logger;
   /** Takes a message out of the stream (an answer to a permission prompt): true, and it is not pushed. */
   take?(m: Envelope): Promise<boolean>;
@@ -119,10 +121,40 @@ export function runRounds(
 }
 
 /**
+ * A follower's failures in a row: each failed answer waits backoffMs (a 429/503's Retry-After honoured,
+ * jittered), the first is logged, and the first success after them too.
+ */
+export function retrier(
+  deps: Pick<ChannelDeps, "sleep" | "random" | "log">,
+  signal: AbortSignal,
+  what: string,
+) {
+  let failures = 0;
+  return {
+    async failed(why: ApiResponse): Promise<void> {
+      const ms = backoffMs(failures, why, deps.random());
+      if (failures === 0)
+        deps.log.warn(
+          { status: why.status, body: why.body, retry_in_ms: ms },
+          why.status === 0
+            ? `${what}: gw serve did not answer; retrying`
+            : `${what}: gw serve answered ${why.status}; retrying`,
+        );
+      failures += 1;
+      await deps.sleep(ms, signal);
+    },
+    succeeded(): void {
+      if (failures > 0) deps.log.info({ after_failures: failures }, `${what}: gw serve answers again`);
+      failures = 0;
+    },
+  };
+}
+
+/**
  * Follows the stream until `stop`; resolves once the loop has ended. It rides the unread long poll (no busy
  * polling) and marks what it pushed read for the companion id; an id set keeps a message from being pushed
- * twice in one run even when marking failed. While `gw serve` is unreachable it retries with capped
- * exponential backoff (BACKOFF_MS).
+ * twice in one run even when marking failed. While `gw serve` is unreachable, or refuses (503 SERVICE_BUSY,
+ * its long polls full), it waits as backoff.ts says: Retry-After honoured, else capped exponential, jittered.
  */
 export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done: Promise<void> } {
   const { api, log } = deps;
@@ -130,15 +162,7 @@ export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done:
   const since = new Date(deps.now() - LOOKBACK_MS).toISOString();
   const stopping = new AbortController();
   const pushed = new Set<string>();
-  let failures = 0;
-
-  const backoff = async (why: ApiResponse) => {
-    const ms = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)] as number;
-    if (failures === 0)
-      log.warn({ status: why.status, body: why.body }, "channel: gw serve did not answer; retrying");
-    failures += 1;
-    await deps.sleep(ms, stopping.signal);
-  };
+  const retry = retrier(deps, stopping.signal, "channel");
 
   const round = async () => {
     const res = await api.call("GET", "/messages/unread", {
@@ -147,9 +171,8 @@ export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done:
       signal: stopping.signal,
     });
     if (stopping.signal.aborted) return;
-    if (!res.ok) return backoff(res);
-    if (failures > 0) log.info({ after_failures: failures }, "channel: gw serve answers again");
-    failures = 0;
+    if (!res.ok) return retry.failed(res);
+    retry.succeeded();
     const messages = (res.body as { messages: Envelope[] }).messages;
     let fresh = 0;
     for (const m of messages) {
@@ -166,7 +189,7 @@ export function followChannel(deps: ChannelDeps): { stop(): Promise<void>; done:
     });
     // Marked: the service will not list them again, so the run need not remember them.
     if (marked.ok) for (const m of messages) pushed.delete(m.id);
-    else if (fresh === 0 && !stopping.signal.aborted) await backoff(marked);
+    else if (fresh === 0 && !stopping.signal.aborted) await retry.failed(marked);
   };
 
   return runRounds(round, stopping, log, "channel");

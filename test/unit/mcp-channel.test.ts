@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
 import type { ApiClient, ApiResponse } from "../../src/mcp/api-client.ts";
+import { BACKOFF_MS } from "../../src/mcp/backoff.ts";
 import {
-  BACKOFF_MS,
   CHANNEL_INSTRUCTIONS,
   CHANNEL_METHOD,
   type ChannelNotification,
@@ -132,6 +132,8 @@ async function run(unread: ApiResponse[], marks: ApiResponse[] = []) {
     notify: async (n) => void pushed.push(n),
     now: () => Date.UTC(2026, 10, 24, 12),
     sleep: async (ms) => void slept.push(ms),
+    // 0.5: the middle of the jitter, so each wait is BACKOFF_MS's step exactly.
+    random: () => 0.5,
     log: recordingLogger(),
   });
   await drained;
@@ -167,6 +169,18 @@ describe("followChannel", () => {
     const r = await run([page(a), page(a), page(a, b)], [down, down]);
     expect(r.pushed.map((n) => n.params.content)).toEqual(["hello", "second"]);
     expect(r.slept).toEqual([BACKOFF_MS[0]]);
+  });
+
+  test("a 503 SERVICE_BUSY waits its Retry-After (stretched by the jitter), not the short step", async () => {
+    const busy: ApiResponse = {
+      ok: false,
+      status: 503,
+      retryAfter: "3",
+      body: { error: { code: "SERVICE_BUSY", message: "busy", details: { retry_after_s: 3 } } },
+    };
+    const r = await run([busy, busy, page(envelope())]);
+    expect(r.slept).toEqual([3300, 3300]);
+    expect(r.pushed).toHaveLength(1);
   });
 
   test("while gw serve is away it retries with growing waits, then resumes", async () => {
