@@ -1,14 +1,17 @@
 /**
  * The phone approval's runner (extensions.md §3) inside `gw mcp --channel` with GW_MCP_OWNER: a permission
  * request goes, through POST /messages/send, to each one-to-one channel of the owner that gw has seen (an
- * Idempotency-Key per request and channel, so a retry posts once); `take` turns the owner's answer in one
- * of those channels into the verdict notification, marks it read for the agent and, on Discord, reacts
- * ✅/❌. Pending requests live in this process, so a restart of `gw serve` loses none.
+ * Idempotency-Key per request and channel, kept while gw serve may not have the request, renewed after a
+ * 5xx answer: sendKey); `take` turns the owner's answer in one of those channels into the verdict
+ * notification, marks it read for the agent and, on Discord, reacts ✅/❌. Pending requests live in this
+ * process, so a restart of `gw serve` loses none. A re-send after an uncertain 502 (a timeout towards the
+ * platform) may, rarely, post the prompt twice: accepted, since a prompt never delivered is worse.
  */
 import { createHash } from "node:crypto";
 import type { Envelope } from "../core/envelope.ts";
 import type { Logger } from "../core/ports.ts";
 import type { ApiClient, ApiResponse } from "./api-client.ts";
+import { retryAfterS } from "./backoff.ts";
 import {
   createPendingRequests,
   PERMISSION_METHOD,
@@ -36,10 +39,24 @@ export interface RelayDeps {
 
 const failed = (r: ApiResponse) => r.status === 0 || r.status >= 500;
 
-/** A 429's wait, from its envelope's `retry_after_s` (at most a minute). */
+/** A 429's wait, from its `Retry-After` or envelope's `retry_after_s` (at most a minute). */
 function retryAfterMs(r: ApiResponse): number {
-  const s = (r.body as { error?: { details?: { retry_after_s?: unknown } } }).error?.details?.retry_after_s;
-  return Math.min(60, typeof s === "number" && s > 0 ? s : 1) * 1000;
+  return Math.min(60, retryAfterS(r) ?? 1) * 1000;
+}
+
+/**
+ * The Idempotency-Key of try `tryNo` (0 = first) of one prompt post, given the key and status of the try
+ * before. The same key while gw serve may not have received the request (status 0: no answer) and after a
+ * 429 (nothing sent, key released): a replay then never posts twice. After a 5xx answer the service keeps
+ * that failure under the key and would replay it, so the next try is a new send: `<base>:<tryNo>`. Pure.
+ */
+export function sendKey(
+  base: string,
+  tryNo: number,
+  previous: { key: string; status: number } | null,
+): string {
+  if (previous === null) return base;
+  return previous.status >= 500 ? `${base}:${tryNo}` : previous.key;
 }
 
 export function createPermissionRelay(d: RelayDeps) {
@@ -55,17 +72,20 @@ export function createPermissionRelay(d: RelayDeps) {
 
   /**
    * Posts one prompt, trying again while gw serve cannot be reached or fails, or asks to wait (429: the
-   * channel's rate limit, waited out): the Idempotency-Key makes every retry safe.
+   * channel's rate limit, waited out); sendKey picks each try's Idempotency-Key.
    */
   const post = async (channelId: string, text: string, requestId: string): Promise<void> => {
-    const key = `gw-permission:${requestId}:${createHash("sha256").update(channelId).digest("hex").slice(0, 32)}`;
+    const base = `gw-permission:${requestId}:${createHash("sha256").update(channelId).digest("hex").slice(0, 32)}`;
     let res: ApiResponse | null = null;
-    for (const ms of SEND_DELAYS_MS) {
+    let previous: { key: string; status: number } | null = null;
+    for (const [tryNo, ms] of SEND_DELAYS_MS.entries()) {
       await d.sleep(ms);
+      const key = sendKey(base, tryNo, previous);
       res = await d.api.call("POST", "/messages/send", {
         body: { channel_id: channelId, text },
         idempotencyKey: key,
       });
+      previous = { key, status: res.status };
       if (res.status === 429) await d.sleep(retryAfterMs(res));
       else if (!failed(res)) break;
     }
