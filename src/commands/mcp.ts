@@ -4,8 +4,10 @@
  * AGENT_ID_REQUIRED); GW_BASE_URL points at `gw serve`. Ends when the client closes stdin, or as lifecycle.ts
  * says. With GW_MCP_CHANNEL=1 or `--channel` it is also a Claude Code channel (mcp/channel.ts), which needs
  * GW_AGENT_ID (exit 2 without it). GW_MCP_EXTENDED=1 or `--extended` (implied by a channel) adds the five
- * tools of extensions.md §2; get_attachment's cache lives under the OS temp dir, per user. A channel with
- * GW_MCP_OWNER relays permission prompts to the owner's phone (extensions.md §3, mcp/permission-relay.ts).
+ * tools of extensions.md §2; get_attachment's cache lives under the OS temp dir, per user, and its copies of
+ * deleted messages are removed (mcp/attachment-purge.ts: checked at start and on each `message.deleted`, from
+ * the channel's events follower or, without a channel, one of its own). A channel with GW_MCP_OWNER relays
+ * permission prompts to the owner's phone (extensions.md §3, mcp/permission-relay.ts).
  */
 import { tmpdir, userInfo } from "node:os";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -16,6 +18,7 @@ import { type Logger, systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { type ApiClient, createApiClient } from "../mcp/api-client.ts";
 import { cacheDirFor, createAttachmentCache } from "../mcp/attachment-cache.ts";
+import { createCopyPurge, followDeletions } from "../mcp/attachment-purge.ts";
 import { type ChannelNotification, followChannel } from "../mcp/channel.ts";
 import { followEvents } from "../mcp/channel-events.ts";
 import { SIPS_ENV, sipsConverter } from "../mcp/heic-to-jpeg.ts";
@@ -104,9 +107,11 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   // The relay notifies once the server below exists (a request can only come after it connected).
   const notify: RelayDeps["notify"] = (n) => server.server.notification(n);
   const relay = channel && config.agentId ? await phoneApproval(config, api, log, notify) : null;
+  const attachments = extended ? attachmentDeps(config, ctx) : null;
+  const purge = attachments ? createCopyPurge({ api, cache: attachments.cache, log }) : null;
   const server = createMcpServer(api, VERSION, {
     channel,
-    ...(extended ? { extended: attachmentDeps(config, ctx) } : {}),
+    ...(attachments ? { extended: attachments } : {}),
     ...(relay ? { onPermissionRequest: relay.relay } : {}),
   });
   const transport = new StdioServerTransport();
@@ -127,18 +132,29 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     { base_url: config.baseUrl, agent_id: config.agentId, channel, extended },
     "gw mcp ready on stdio",
   );
+  const ports = { api, now: systemClock.now, sleep: pause, random: Math.random, log };
+  const streams: { stop(): Promise<void> }[] = [];
   if (channel && config.agentId) {
     const follow = {
-      api,
+      ...ports,
       agentId: config.agentId,
       notify: (n: ChannelNotification) => server.server.notification(n),
-      now: systemClock.now,
-      sleep: pause,
-      log,
       ...(relay ? { take: relay.take } : {}),
     };
-    const streams = [followChannel(follow), followEvents(follow)];
-    stream = { stop: async () => void (await Promise.all(streams.map((s) => s.stop()))) };
+    streams.push(
+      followChannel(follow),
+      followEvents({ ...follow, ...(purge ? { onDeleted: purge.check } : {}) }),
+    );
+  } else if (purge) {
+    streams.push(
+      followDeletions({ ...ports, agentId: `${config.agentId ?? "gw-mcp"}#attachments`, check: purge.check }),
+    );
   }
+  // After the events cursor is set: a deletion from now on is seen by the follower, an earlier one here.
+  if (purge) {
+    void purge.check();
+    streams.push(purge);
+  }
+  stream = { stop: async () => void (await Promise.all(streams.map((s) => s.stop()))) };
   return await life.done;
 }

@@ -3,7 +3,8 @@
  * by this user (else refused), files 0600. Each call streams to an exclusive `.part-` file and works on its
  * own uniquely named copy; only a copy whose path is returned is renamed (atomically) to
  * `<attachment id>.<ext>`, so parallel calls and other `gw mcp` processes never see half a file. Files older
- * than CACHE_MAX_AGE_MS (leftovers too) are pruned before each download.
+ * than CACHE_MAX_AGE_MS (leftovers too) are pruned before each download; `forget` removes every file of one
+ * id (a deleted message's: attachment-purge.ts), and `cachedIds` lists the ids that have any.
  */
 import {
   chmodSync,
@@ -22,6 +23,8 @@ import { extensionFor, SNIFF_BYTES, sniffType } from "./file-type.ts";
 
 export const CACHE_MAX_AGE_MS = 24 * 3_600_000;
 const OURS = /^att_[0-9A-HJKMNP-TV-Z]{26}\./;
+/** "att_" + 26: the id at the start of each of our names. */
+const ID_CHARS = 30;
 
 export interface SavedFile {
   path: string;
@@ -42,6 +45,10 @@ export interface AttachmentCache {
   /** Renames the call's copy to `<id>.<ext>` and returns that absolute path. */
   keep(id: string, file: SavedFile): string;
   remove(path: string): void;
+  /** The distinct attachment ids with any file here; none when the directory is missing or not ours. */
+  cachedIds(): string[];
+  /** Removes every file of `id`: its kept copy, converted and partial copies of calls under way. */
+  forget(id: string): void;
 }
 
 /** The cache directory of user `user` under `tmpDir`. Pure. */
@@ -70,6 +77,17 @@ function pruneOld(dir: string, nowMs: number): void {
     } catch {
       // Gone meanwhile (another gw mcp pruned it).
     }
+  }
+}
+
+/** Our file names in `dir`, read without creating it; none when it is missing or not a directory of ours. */
+function ourNames(dir: string, uid: number | null): string[] {
+  try {
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || (uid !== null && st.uid !== uid)) return [];
+    return readdirSync(dir).filter((name) => OURS.test(name));
+  } catch {
+    return [];
   }
 }
 
@@ -122,5 +140,10 @@ export function createAttachmentCache(deps: {
       return path;
     },
     remove: (path) => rmSync(path, { force: true }),
+    cachedIds: () => [...new Set(ourNames(dir, deps.uid).map((name) => name.slice(0, ID_CHARS)))],
+    forget(id) {
+      for (const name of ourNames(dir, deps.uid))
+        if (name.startsWith(`${id}.`)) rmSync(join(dir, name), { force: true });
+    },
   };
 }

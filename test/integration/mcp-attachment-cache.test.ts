@@ -109,3 +109,33 @@ describe("copies", () => {
     expect(existsSync(young)).toBe(false);
   });
 });
+
+describe("a deleted message's copies (forget, cachedIds)", () => {
+  const OTHER = "att_01ARZ3NDEKTSV4RRFFQ69G5FAW";
+
+  test("cachedIds lists each id with any file once; forget removes every file of one id only", () => {
+    const { dir, c } = cache();
+    c.prepare();
+    const mine = [`${ID}.pdf`, `${ID}.4f1c.jpg`, `${ID}.part-9a7e`];
+    const others = [`${OTHER}.txt`, "notes.txt", `${ID}x.pdf`];
+    for (const f of [...mine, ...others]) writeFileSync(join(dir, f), "x");
+    expect(c.cachedIds().sort()).toEqual([ID, OTHER]);
+    c.forget(ID);
+    expect(readdirSync(dir).sort()).toEqual(others.sort());
+    expect(c.cachedIds()).toEqual([OTHER]);
+    c.forget(ID);
+  });
+
+  test("no directory yet, or not ours: nothing listed, nothing removed, nothing created", () => {
+    const { dir, c } = cache();
+    expect(c.cachedIds()).toEqual([]);
+    c.forget(ID);
+    expect(existsSync(dir)).toBe(false);
+    const foreign = tempDir();
+    writeFileSync(join(foreign, `${ID}.pdf`), "x");
+    const notOurs = createAttachmentCache({ dir: foreign, uid: (uid ?? 0) + 1, clock: manualClock() });
+    expect(notOurs.cachedIds()).toEqual([]);
+    notOurs.forget(ID);
+    expect(existsSync(join(foreign, `${ID}.pdf`))).toBe(true);
+  });
+});
