@@ -70,7 +70,7 @@ function expectNoTrace(raw: unknown) {
 }
 
 describe("this message's own fields", () => {
-  test("a message as the gateway sends it is kept whole", () => {
+  test("a message as the gateway sends it is kept whole, mentions as ids", () => {
     const m = friend({
       nonce: "abc",
       webhook_id: "1700000000000000001",
@@ -115,7 +115,8 @@ describe("this message's own fields", () => {
       message_reference: { type: 0, message_id: ORIGINAL, channel_id: CHANNEL, guild_id: GUILD },
       type: 19,
     });
-    expect(rawOf(m)).toEqual(m);
+    // Kept whole but its mentions, which are ids.
+    expect(rawOf(m)).toEqual({ ...m, mentions: [{ id: "1100000000000000002" }] });
   });
 
   test("the fields gw reads are there: id, channel, guild, content, author, type", () => {
@@ -152,7 +153,8 @@ describe("this message's own fields", () => {
     expectNoTrace(raw);
     expect(raw.author).toEqual(ANN);
     expect(raw.member).toEqual({ nick: "Annie", roles: ["1600000000000000001"] });
-    expect(raw.mentions).toEqual([ANN]);
+    // A mentioned user is an id: a reply that pings names the quoted author there (Discord does).
+    expect(raw.mentions).toEqual([{ id: ANN.id }]);
     expect(raw.attachments).toEqual([
       { id: "1500000000000000002", filename: "clip.mp4", size: 3, url: "https://cdn/x/clip.mp4" },
     ]);

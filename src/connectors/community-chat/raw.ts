@@ -6,7 +6,8 @@
  * `referenced_message` (null stays null: deleted), each forward snapshot (the forward's own reference
  * ids; a snapshot has none), and any message-like object nested in any field (in free-form fields, also
  * any value under a message key). Interactions keep ids, type and command name; a thread its ids and
- * type; no user object but this message's author and mentions.
+ * type; no user object but this message's author: a mentioned user is their id (a reply that pings names
+ * the quoted author there, and any display name is someone's free text).
  */
 import { isSnowflake } from "./snowflake.ts";
 
@@ -28,6 +29,11 @@ const id: Rule = (v) => (isSnowflake(v) ? v : undefined);
 const flat: Rule = (v) => {
   if (!isRecord(v)) return undefined;
   return isMessageLike(v) ? idsOf(v) : record(Object.entries(v).filter(([, x]) => isScalar(x)));
+};
+/** A mentioned user: their id only (a message-like object: its ids). */
+const mention: Rule = (v) => {
+  if (!isRecord(v)) return undefined;
+  return isMessageLike(v) ? idsOf(v) : record([["id", id(v.id, v)]]);
 };
 const list =
   (rule: Rule): Rule =>
@@ -141,7 +147,7 @@ const FIELDS = new Map<string, Rule>([
     (v, m) =>
       isRecord(v) ? { ...(flat(v, m) as Json), ...record([["roles", list(id)(v.roles, m)]]) } : undefined,
   ],
-  ["mentions", list(flat)],
+  ["mentions", list(mention)],
   ["mention_roles", list(id)],
   ["mention_channels", list(flat)],
   ["attachments", list(flat)],

@@ -113,14 +113,18 @@ export const snapshotOf = (original: Payload): Payload => ({
 
 /**
  * A reply as Discord sends it: with `referenced_message`, the original as it is now (its REST form, without
- * its own `referenced_message`), or null when it was deleted. Other messages are returned as they are.
+ * its own `referenced_message`), or null when it was deleted; a reply pings the original's author (the
+ * client's default), so that author is among its `mentions`. Other messages are returned as they are.
  */
 export function withReferenced(message: Payload, original: Payload | undefined): Payload {
   const ref = message.message_reference as { type?: number } | undefined;
   if (message.type !== 19 || !ref || (ref.type ?? 0) !== 0) return message;
   if (!original) return { ...message, referenced_message: null };
   const { guild_id: _g, channel_type: _t, member: _m, referenced_message: _r, ...rest } = original;
-  return { ...message, referenced_message: rest };
+  const author = original.author as { id?: string } | undefined;
+  const mentions = (message.mentions as { id?: string }[] | undefined) ?? [];
+  const pinged = author && !mentions.some((u) => u.id === author.id) ? [...mentions, author] : mentions;
+  return { ...message, mentions: pinged, referenced_message: rest };
 }
 
 /** A signed-looking CDN url for an upload, valid a day (Discord's `ex`, `is`, `hm` parameters). */
