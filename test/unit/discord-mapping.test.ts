@@ -77,6 +77,8 @@ describe("channels", () => {
     [{ channel_type: 0 }, "channel"],
     [{ channel_type: 11 }, "channel"],
     [{ channel_type: 1, guild_id: undefined }, "dm"],
+    // A group DM has no guild but several people: a group, never one-to-one.
+    [{ channel_type: 3, guild_id: undefined }, "channel"],
     [{ channel_type: undefined, guild_id: undefined }, "dm"],
     [{ channel_type: undefined }, "channel"],
   ])("%p posts in a %s", (over, kind) => {

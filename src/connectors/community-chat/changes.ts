@@ -42,9 +42,10 @@ function reactorName(
   return str(member.nick) ?? str(user.global_name) ?? str(user.username) ?? known(userId) ?? userId;
 }
 
-function channelOf(d: Record<string, unknown>): string | null {
+/** gw's channel of a dispatch: a guild's, a group DM's (known from its messages) or a one-to-one DM's. */
+function channelOf(d: Record<string, unknown>, isGroupDm: (id: string) => boolean): string | null {
   if (!isSnowflake(d.channel_id)) return null;
-  const kind: ChannelKind = isSnowflake(d.guild_id) ? "channel" : "dm";
+  const kind: ChannelKind = isSnowflake(d.guild_id) || isGroupDm(d.channel_id) ? "channel" : "dm";
   return channelFor(kind, d.channel_id).id;
 }
 
@@ -71,10 +72,17 @@ const parsedTime = (v: unknown, fallback: number) => {
 export function changesOf(
   t: ChangeDispatch,
   d: unknown,
-  ctx: { key: string; botId: string | null; now: number; nameOf: (userId: string) => string | null },
+  ctx: {
+    key: string;
+    botId: string | null;
+    now: number;
+    nameOf: (userId: string) => string | null;
+    /** Whether a guild-less channel is a group DM (its changes share its messages' queue). */
+    isGroupDm?: (discordChannelId: string) => boolean;
+  },
 ): MappedChanges | null {
   if (!isRecord(d)) return null;
-  const channelId = channelOf(d);
+  const channelId = channelOf(d, ctx.isGroupDm ?? (() => false));
   if (!channelId) return null;
   const base = { source: "community_chat" as const, timestampMs: ctx.now };
   if (t === "update") {

@@ -256,6 +256,7 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
           botId: link()?.botUser()?.id ?? null,
           now: o.clock.now(),
           nameOf: (id) => authors.get(id) ?? null,
+          isGroupDm: (id) => groupDms.has(id),
         });
         if (!mapped) return log.warn({ dispatch: what }, "ignored a dispatch without the fields gw needs");
         if (mapped.changes.length > 0) takeChanges(mapped, { queue, inbox, held, log });
@@ -282,10 +283,16 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
 
   /** The names authors' messages carried, for reactions in DMs (which carry none): bounded, newest kept. */
   const authors = new Map<string, string>();
+  /** Group DMs seen (channel_type 3): their edits and reactions go to their messages' queue. Bounded. */
+  const groupDms = new Set<string>();
   const names = channelNames(inbox, log);
   const onMessage = (payload: unknown) => {
     const m = takeMessage(payload, { queue, inbox, mark, held, log, stopping: stopping.signal });
     if (!m) return;
+    if (m.channel_type === 3 && !groupDms.has(m.channel_id)) {
+      groupDms.add(m.channel_id);
+      if (groupDms.size > KNOWN_NAMES_MAX) groupDms.delete(groupDms.values().next().value as string);
+    }
     authors.delete(m.author.id);
     authors.set(m.author.id, displayName(m));
     if (authors.size > KNOWN_NAMES_MAX) authors.delete(authors.keys().next().value as string);

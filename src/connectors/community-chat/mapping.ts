@@ -36,7 +36,8 @@ export interface DiscordMessage {
 export type ChannelKind = "dm" | "channel";
 
 const DELIVERED_TYPES = new Set([0, 19]);
-const DM_CHANNEL_TYPES = new Set([1, 3]);
+/** A one-to-one DM; a group DM (3) is a group: several people write there. */
+const DM_CHANNEL_TYPE = 1;
 /** message_reference.type 0 is a reply; 1 is a forward, which quotes nothing in this channel. */
 const REFERENCE_REPLY = 0;
 
@@ -96,9 +97,12 @@ export function asDiscordMessage(v: unknown): DiscordMessage | null {
   return v as unknown as DiscordMessage;
 }
 
-/** The kind of channel a live payload was posted in: DM (channel_type 1 or 3, or no guild) or channel. */
+/**
+ * The kind of channel a live payload was posted in: a one-to-one DM (channel_type 1, or no guild) or a
+ * channel; a group DM (channel_type 3) is a channel of type `group`, never one-to-one.
+ */
 export function kindOf(m: DiscordMessage): ChannelKind {
-  if (m.channel_type !== undefined) return DM_CHANNEL_TYPES.has(m.channel_type) ? "dm" : "channel";
+  if (m.channel_type !== undefined) return m.channel_type === DM_CHANNEL_TYPE ? "dm" : "channel";
   return m.guild_id ? "channel" : "dm";
 }
 

@@ -89,7 +89,7 @@ export const messagePayload = (
           flags: 0,
         },
       }
-    : { channel_type: 1 }),
+    : { channel_type: channel.type }),
 });
 
 /**
@@ -142,13 +142,14 @@ export function channelPayload(
   c: Channel,
   seen: { lastMessageId: string | null; messages: number; botId: string; overwrites: Payload[] },
 ): Payload {
-  if (c.type === 1)
+  if (c.type === 1 || c.type === 3)
     return {
       id: c.id,
-      type: 1,
+      type: c.type,
       last_message_id: seen.lastMessageId,
       flags: 0,
-      recipients: c.recipient ? [userPayload(c.recipient)] : [],
+      recipients: (c.recipients ?? (c.recipient ? [c.recipient] : [])).map(userPayload),
+      ...(c.type === 3 ? { name: null, icon: null, owner_id: c.recipients?.[0]?.id ?? null } : {}),
     };
   return {
     id: c.id,

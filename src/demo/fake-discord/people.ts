@@ -53,6 +53,11 @@ export function createPeople(world: World, gateway: FakeGateway, rest: ReturnTyp
       gateway.dispatch("THREAD_CREATE", { ...world.channelPayload(c), newly_created: true });
       return { id: c.id };
     },
+    /** A group DM (channel type 3) of these users and the bot; no guild. */
+    groupDm(users: FakeUser[]): { id: string } {
+      const c = addChannel({ id: world.snowflake(), type: 3, recipients: users });
+      return { id: c.id };
+    },
     dm(user: FakeUser): { id: string } {
       const existing = [...world.channels.values()].find((c) => c.type === 1 && c.recipient?.id === user.id);
       return { id: (existing ?? rest.dmChannel(user)).id };

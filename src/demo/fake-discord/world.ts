@@ -68,6 +68,8 @@ export interface Channel {
   guildId?: string;
   parentId?: string;
   recipient?: FakeUser;
+  /** A group DM's members (type 3). */
+  recipients?: FakeUser[];
   /** Guild channels only (threads follow their parent); default `open`. */
   access?: ChannelAccess;
 }
