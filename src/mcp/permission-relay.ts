@@ -8,6 +8,7 @@
  * platform) may, rarely, post the prompt twice: accepted, since a prompt never delivered is worse.
  */
 import { createHash } from "node:crypto";
+import { serviceOf } from "../allowlist/services.ts";
 import type { Envelope } from "../core/envelope.ts";
 import type { Logger } from "../core/ports.ts";
 import type { ApiClient, ApiResponse } from "./api-client.ts";
@@ -58,6 +59,13 @@ export function sendKey(
   if (previous === null) return base;
   return previous.status >= 500 ? `${base}:${tryNo}` : previous.key;
 }
+
+/**
+ * Whether a message came over a platform that authenticates its sender: Discord, or iMessage itself.
+ * An SMS or RCS from the owner's number is never a verdict, whatever the allowlist trusts (extensions §4).
+ */
+export const authenticated = (m: Pick<Envelope, "source" | "raw">): boolean =>
+  m.source === "community_chat" || serviceOf(String(m.raw.service ?? "")) === "iMessage";
 
 export function createPermissionRelay(d: RelayDeps) {
   const pending = createPendingRequests(d.now, d.expiryMs);
@@ -118,7 +126,7 @@ export function createPermissionRelay(d: RelayDeps) {
      * the verdict is sent, the message marked read for the agent (the caller does not push it).
      */
     async take(m: Envelope): Promise<boolean> {
-      if (m.sender.person_id !== d.owner || m.channel_type !== "dm") return false;
+      if (m.sender.person_id !== d.owner || m.channel_type !== "dm" || !authenticated(m)) return false;
       const reply = replyOf(m.text);
       if (!reply || !pending.settle(reply.requestId, m.channel_id)) return false;
       await d.notify({

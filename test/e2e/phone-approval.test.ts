@@ -54,7 +54,8 @@ const entry = (source: string, id: string, person: string) =>
 writeFileSync(
   serveEnv.GW_ALLOWLIST_PATH as string,
   [
-    entry("device_messenger", FRIEND, "ann"),
+    // Ann's number is trusted over SMS too: her SMS reaches agents, yet is never a verdict.
+    `${entry("device_messenger", FRIEND, "ann")}services = ["iMessage", "SMS"]\n`,
     entry("community_chat", ann.id, "ann"),
     entry("community_chat", sam.id, "sam"),
   ].join(""),
@@ -219,6 +220,16 @@ describe("a permission request", () => {
     fake.message(annDm.id, { author: ann, content: "no kmnop" });
     await pushedText("no kmnop");
     expect(verdicts.filter((v) => v.request_id === "kmnop")).toHaveLength(1);
+  });
+
+  test("the owner's number over SMS, even with her entry trusting SMS, is no verdict but an ordinary message", async () => {
+    await ask("wxyza");
+    await prompted("wxyza");
+    chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, service: "SMS", text: "yes wxyza" });
+    await pushedText("yes wxyza");
+    expect(verdicts.find((v) => v.request_id === "wxyza")).toBeUndefined();
+    chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, service: "iMessage", text: "yes wxyza" });
+    expect(await verdictFor("wxyza")).toEqual({ request_id: "wxyza", behavior: "allow" });
   });
 
   test("an answer after GW_MCP_APPROVAL_EXPIRY_S is an ordinary message", async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { ApiClient, ApiResponse } from "../../src/mcp/api-client.ts";
-import { createPermissionRelay, sendKey } from "../../src/mcp/permission-relay.ts";
+import { authenticated, createPermissionRelay, sendKey } from "../../src/mcp/permission-relay.ts";
 import { recordingLogger } from "../helpers/logger.ts";
 
 const BASE = "gw-permission:abcde:0123";
@@ -102,4 +102,17 @@ describe("the relay's tries", () => {
     const [a, b, c, d] = await relayWith([failed502, noAnswer, failed502]);
     expect([b, c, d]).toEqual([`${a}:1`, `${a}:1`, `${a}:3`]);
   });
+});
+
+test("a verdict counts only over Discord or iMessage itself: SMS, RCS, another or no service never", () => {
+  const m = (source: "device_messenger" | "community_chat", service?: string) => ({
+    source,
+    raw: service === undefined ? {} : { service },
+  });
+  expect(authenticated(m("community_chat"))).toBe(true);
+  expect(authenticated(m("device_messenger", "iMessage"))).toBe(true);
+  expect(authenticated(m("device_messenger", "imessage"))).toBe(true);
+  for (const s of ["SMS", "RCS", "rcs", "iMessageLite", ""])
+    expect(authenticated(m("device_messenger", s))).toBe(false);
+  expect(authenticated(m("device_messenger"))).toBe(false);
 });
