@@ -7,6 +7,7 @@
  */
 
 import type { Database } from "bun:sqlite";
+import { RAW_MIGRATION } from "./migration-raw.ts";
 import { SEARCH_MIGRATION } from "./migration-search.ts";
 
 /** How far a long migration step is (e.g. 412,000 of 1,000,000 messages indexed). */
@@ -258,4 +259,6 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
   // 6: full-text search over visible messages (extensions.md §2); see migration-search.ts.
   SEARCH_MIGRATION,
+  // 7: Discord raws stored whole by an older gw keep no other message's content; see migration-raw.ts.
+  RAW_MIGRATION,
 ];
