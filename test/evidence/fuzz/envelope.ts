@@ -2,7 +2,8 @@
  * What every error answer must look like (spec "Errors", decisions.md): `{error: {code, message,
  * details}}` and nothing else, a documented code (the spec's table plus NOT_FOUND), and a status that
  * belongs to that code. VALIDATION_FAILED is 400 or 422 by the spec, and 413/411 for the request-size
- * rule (core/http-edge.ts); RECEIVER_BUSY 503 is the receiver's full queue or its shutdown. No answer ever carries
+ * rule (core/http-edge.ts); RECEIVER_BUSY 503 is the receiver's full queue or its shutdown, SERVICE_BUSY 503
+ * a full long-poll table. No answer ever carries
  * CORS headers (reliability.md §4).
  */
 
@@ -20,6 +21,7 @@ export const STATUSES_OF_CODE: Record<string, readonly number[]> = {
   INTERNAL_ERROR: [500],
   NOT_FOUND: [404],
   RECEIVER_BUSY: [503],
+  SERVICE_BUSY: [503],
 };
 
 /** The problem with one answer, or null when it is acceptable. `method` HEAD answers have no body. */
