@@ -1,14 +1,16 @@
 /**
  * `bun run faults [family…]`: the "Faults survived" runs of reliability.md 8.2 (test/evidence/faults/):
  * webhook targets that fail, chat.db locked/replaced/truncated/unreadable, Discord socket drops and
- * 5xx/429 storms, the state database's disk full, SIGHUP storms under load. Each family runs real gw
- * serve processes, as test/e2e/faults-*.test.ts do in CI. Prints every row and a summary; a full run
- * rewrites the `faults` section of docs/EVIDENCE.md (naming families runs only those and writes
- * nothing); exits 1 when anything did not hold.
+ * 5xx/429 storms, the state database's disk full, SIGHUP storms under load, the store failing 30 s under a
+ * 100 msg/s Discord stream (the queue bound, RSS). Each family runs real gw serve processes, as
+ * test/e2e/faults-*.test.ts do in CI. Prints every row and a summary; a full run rewrites the `faults`
+ * section of docs/EVIDENCE.md (naming families runs only those and writes nothing); exits 1 when anything
+ * did not hold.
  */
 import { evidenceSection, writeSection } from "../../bench/lib/evidence.ts";
 import { machine } from "../../bench/lib/report.ts";
 import { chatDbFaults } from "./faults/chat-db.ts";
+import { communityQueueFaults } from "./faults/community-queue.ts";
 import { discordFaults } from "./faults/discord.ts";
 import { diskFullFaults } from "./faults/disk-full.ts";
 import { diskFullEnospcFaults } from "./faults/disk-full-enospc.ts";
@@ -23,6 +25,7 @@ const FAMILIES: Record<string, () => Promise<FaultRun<unknown>>> = {
   "disk-full": diskFullFaults,
   "disk-full-enospc": diskFullEnospcFaults,
   sighup: sighupFaults,
+  "community-queue": () => communityQueueFaults(),
 };
 
 const asked = process.argv.slice(2);
