@@ -1,7 +1,9 @@
 /**
  * Re-hosting Discord attachments (runner): each file is streamed into the attachment store under a new
- * attachment id as soon as its message arrives and a slot is free. A failure (link dead or expired, too big,
- * not http(s), timeout) leaves that file out with a warning: the message is delivered without it (spec).
+ * attachment id as soon as its message arrives and a slot is free. A failure of the link (dead or expired,
+ * too big, not http(s), timeout) leaves that file out with a warning: the message is delivered without it
+ * (spec). A failure to write here (a full disk, no permission) is not the link's: the message's files are
+ * all removed and `LocalWriteError` thrown, so the message waits and is tried again like a store failure.
  * Nothing partial is left on disk.
  */
 import { open, rm } from "node:fs/promises";
@@ -30,13 +32,20 @@ export interface DownloadDeps {
 
 class Skip extends Error {}
 
+/** A file could not be written into the attachment store; the message is tried again later. */
+export class LocalWriteError extends Error {}
+
 export async function downloadAll(
   messageId: string,
   list: readonly DiscordAttachment[],
   deps: DownloadDeps,
 ): Promise<StagedAttachment[]> {
-  const done = await Promise.all(list.map((a) => deps.slot(() => downloadOne(messageId, a, deps))));
-  return done.filter((a): a is StagedAttachment => a !== null);
+  const done = await Promise.allSettled(list.map((a) => deps.slot(() => downloadOne(messageId, a, deps))));
+  const kept = done.flatMap((d) => (d.status === "fulfilled" && d.value !== null ? [d.value] : []));
+  const failed = done.find((d) => d.status === "rejected");
+  if (!failed) return kept;
+  await Promise.all(kept.map((a) => rm(join(deps.dir, a.fileName as string), { force: true })));
+  throw failed.reason;
 }
 
 /**
@@ -44,6 +53,15 @@ export async function downloadAll(
  * sent), capped at DISCORD_ATTACHMENT_MAX_BYTES and GW_ATTACHMENT_MAX_BYTES, checked on the declared size
  * before and on the bytes while streaming.
  */
+/** A filesystem step: its failure is this machine's, not the link's. */
+async function local<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    throw new LocalWriteError(`cannot write the attachment here: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 async function downloadOne(
   messageId: string,
   a: DiscordAttachment,
@@ -65,23 +83,24 @@ async function downloadOne(
       await res.body?.cancel();
       throw new Skip(`the link answered ${res.status} (expired or deleted)`);
     }
-    const file = await open(path, "wx", 0o600);
+    const file = await local(() => open(path, "wx", 0o600));
     written = true;
     let size = 0;
     try {
       for await (const chunk of res.body) {
         size += chunk.byteLength;
         if (size > cap) throw new Skip(`larger than ${cap} bytes`);
-        await file.write(chunk);
+        await local(() => file.write(chunk));
       }
     } finally {
-      await file.close();
+      await local(() => file.close());
     }
     const mime =
       a.content_type || res.headers.get("content-type")?.split(";")[0]?.trim() || "application/octet-stream";
     return { id, mime, sizeBytes: size, fileName: id, platformRef: a.id };
   } catch (err) {
     if (written) await rm(path, { force: true });
+    if (err instanceof LocalWriteError) throw err;
     deps.log.warn(
       { message_id: messageId, attachment_id: a.id, reason: err instanceof Skip ? err.message : String(err) },
       "Discord attachment not re-hosted; the message is delivered without it",

@@ -70,7 +70,8 @@ function storeRetry(deps: Pick<InboxDeps, "log" | "pause" | "ingestRetryMaxMs">)
 
 /**
  * Queues the attachment downloads of a batch at once (Discord's links expire), INBOUND_FILES_AT_ONCE at a
- * time per connector.
+ * time per connector. A file that cannot be written here fails the whole batch's staging (its other files
+ * removed): the batch is then stored like one whose transaction failed, staged again and tried again.
  */
 function stager(deps: InboxDeps) {
   const downloads = {
@@ -85,13 +86,23 @@ function stager(deps: InboxDeps) {
   };
   return (payloads: readonly DiscordMessage[]): Staged => {
     const bot = deps.botId();
-    return Promise.all(
+    const staged = Promise.allSettled(
       payloads.map((m) =>
         classify(m, bot) === "deliver" && (m.attachments ?? []).length > 0 && !deps.isStored(m.id)
           ? downloadAll(m.id, m.attachments ?? [], downloads)
           : Promise.resolve([]),
       ),
-    );
+    ).then((done) => {
+      const files = done.map((d) => (d.status === "fulfilled" ? d.value : []));
+      const failed = done.find((d) => d.status === "rejected");
+      if (!failed) return files;
+      removeStaged(deps.attachmentDir, files.flat());
+      throw failed.reason;
+    });
+    // A file that could not be written here fails the batch's store attempt when it is awaited (then
+    // staged again); until then the rejection is not an unhandled one.
+    staged.catch(() => {});
+    return staged;
   };
 }
 
@@ -117,7 +128,8 @@ export function createInbox(deps: InboxDeps) {
     const last = payloads.at(-1);
     if (!last) return;
     const bot = deps.botId();
-    let staged = first;
+    // Staged when the message came; staging that failed then (a full disk) is made again now, its turn.
+    let staged = first.catch(() => stage(payloads));
     await storeUntilStored(
       channelId,
       "messages",
