@@ -83,7 +83,8 @@ export const QUARANTINED_SENDERS_SQL = `
   WHERE nth = 1 ORDER BY last_ts DESC, id DESC LIMIT ?1`;
 const QUARANTINED_COUNTS_SQL = `
   SELECT source, sender_id, COUNT(*) AS count, MIN(message_ts) AS first_ts,
-    json_group_array(DISTINCT json_extract(raw, '$.service')) AS services
+    json_group_array(DISTINCT CASE WHEN source = 'device_messenger'
+      THEN coalesce(json_extract(raw, '$.service'), 'no service') END) AS services
   FROM messages INDEXED BY messages_status_ts WHERE allowlist_status = 'unknown' GROUP BY source, sender_id`;
 
 /**

@@ -40,7 +40,8 @@ describe.each([false, true])("quarantine → allow → reload (compiled: %p)", (
 
       const q = await run(["quarantine"], env, binary);
       expect(q.code).toBe(0);
-      expect(q.stdout).toContain(`device_messenger:\n  ${STRANGER}: 2 messages, first `);
+      expect(q.stdout).toContain(`device_messenger:\n  ${STRANGER}: 2 messages over iMessage, first `);
+      expect(q.stdout).toContain("    why: not on the allowlist\n");
       expect(q.stdout).toContain('last: "please add me [31mnow"');
       expect(q.stdout).toContain(`allow: gw allow device_messenger '${STRANGER}' --person <name>`);
       const json = JSON.parse((await run(["quarantine", "--json"], env, binary)).stdout) as {

@@ -44,6 +44,8 @@ function rawMessage(t: Device, cols: Record<string, unknown>): number {
   const all = {
     guid: crypto.randomUUID(),
     handle_id: t.chat.writer.handle(FRIEND),
+    // Messages names the service of every message it stores.
+    service: "iMessage",
     date: appleNanos(Date.now()),
     ...cols,
   };
