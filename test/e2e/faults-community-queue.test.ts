@@ -1,7 +1,7 @@
 /**
  * Faults survived, the Discord queue bound (test/evidence/faults/community-queue.ts), the SHORT form so the
  * suite stays quick: a real gw serve under a 100 msg/s stream from the fake Discord while its store fails
- * for 9 s (file-size limit 0) with GW_COMMUNITY_QUEUE_MAX lowered to 200, so the bound is reached within
+ * for 6 s (file-size limit 0) with GW_COMMUNITY_QUEUE_MAX lowered to 150, so the bound is reached within
  * the fault's first 2-3 s. Every message stored exactly once afterwards, RSS bounded, health degraded with
  * at most the bound held, then ok; and every message's file kept. `bun run faults community-queue` runs the
  * long form (a 30 s fault, bound 1000). Linux only (prlimit): skipped with a log line elsewhere.

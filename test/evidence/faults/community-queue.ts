@@ -7,7 +7,7 @@
  * holds (community-queue-report.ts) when every posted message is stored exactly once, with its file (live,
  * or refilled from Discord's history), RSS stays within RSS_GROWTH_MAX_MB of the warm-up, and health says
  * `degraded` with at most GW_COMMUNITY_QUEUE_MAX held, then `ok`. `bun run faults community-queue` runs
- * FULL (a 30 s fault, bound 1000); test/e2e/faults-community-queue.test.ts runs SHORT (9 s, bound 200).
+ * FULL (a 30 s fault, bound 1000); test/e2e/faults-community-queue.test.ts runs SHORT (6 s, bound 150).
  * Linux only (prlimit, /proc): elsewhere the run says why it was not run.
  */
 import { type FakeDiscord, type FakeUser, startFakeDiscord } from "../../../src/demo/fake-discord/server.ts";
@@ -55,10 +55,10 @@ export const FULL: CommunityQueueOptions = {
 };
 /** The CI form: a shorter fault, and a bound low enough to be reached early in it. */
 export const SHORT: CommunityQueueOptions = {
-  warmUpS: 3,
-  faultS: 9,
-  tailS: 2,
-  queueMax: 200,
+  warmUpS: 2,
+  faultS: 6,
+  tailS: 1,
+  queueMax: 150,
   catchUpMax: 5_000,
   settleMs: 60_000,
 };
