@@ -482,3 +482,29 @@ test.each<[string, (s: Snapshot) => void, string, "afterKill" | "final"]>([
   damage(s);
   expect(failed(stage === "afterKill" ? afterKill(s) : final(s))).toContain(name);
 });
+
+test("an edit of a message deleted later keeps no text: counted per message, not matched by text", () => {
+  const s = base();
+  s.changes.push(
+    change(6, { target: "500", original: "chaos 5" }, "message.edited", { text: "chaos 5 ~edit1" }),
+  );
+  const purgedEdit = {
+    id: "e4",
+    kind: "message.edited",
+    source: "community_chat",
+    platform_id: "500",
+    sender_id: "ann",
+    data: "{}",
+    dedupe_key: "discord:edit:500:t:h",
+  };
+  s.events.push(purgedEdit);
+  expect(failed(final(s))).toEqual([]);
+  // Two such events for one edit made, or one on a message that was not deleted: caught.
+  const twice = { ...s, events: [...s.events, { ...purgedEdit, id: "e5", dedupe_key: "x" }] };
+  expect(failed(final(twice))).toContain("no change stored as two events, no event without its change");
+  const alive = {
+    ...s,
+    events: [...s.events, { ...purgedEdit, id: "e6", platform_id: "G1", source: "device_messenger" }],
+  };
+  expect(failed(final(alive))).toContain("no change stored as two events, no event without its change");
+});

@@ -171,16 +171,44 @@ export function eventIdentity(e: StoredEvent): string {
   });
 }
 
+/**
+ * An edit event whose text was purged: its message was deleted since (extensions.md §4), so it is counted
+ * per message (`purgedEdits`), never matched by text.
+ */
+export const purged = (e: StoredEvent) => e.kind === "message.edited" && e.data === "{}";
+
 function eventsByIdentity(s: Snapshot): Map<string, StoredEvent[]> {
   const m = new Map<string, StoredEvent[]>();
   for (const e of s.events) {
+    if (purged(e)) continue;
     const k = eventIdentity(e);
     m.set(k, [...(m.get(k) ?? []), e]);
   }
   return m;
 }
 
-/** No change stored as two events, and no event for a change the world did not make (any instant). */
+/** The purged edit events per changed message (source and platform id). */
+function purgedEdits(s: Snapshot): Map<string, StoredEvent[]> {
+  const m = new Map<string, StoredEvent[]>();
+  for (const e of s.events.filter(purged)) {
+    const k = keyOf(e.source, e.platform_id ?? "");
+    m.set(k, [...(m.get(k) ?? []), e]);
+  }
+  return m;
+}
+
+/** Edit changes made to each message (source and platform id). */
+function editsMade(changes: readonly ChangeRecord[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const c of changes.filter((x) => x.kind === "message.edited"))
+    m.set(keyOf(c.source, c.target), (m.get(keyOf(c.source, c.target)) ?? 0) + 1);
+  return m;
+}
+
+/**
+ * No change stored as two events, and no event for a change the world did not make (any instant); an edit
+ * event without its text only on a deleted message, and no more of them than edits made to it.
+ */
 export function eventsOnce(s: Snapshot): Verdict {
   const made = new Set(s.changes.map(identityOf));
   const problems: string[] = [];
@@ -188,6 +216,15 @@ export function eventsOnce(s: Snapshot): Verdict {
     if (!made.has(k)) problems.push(`${es.map((e) => e.id).join(",")}: no such change (${k})`);
     else if (es.length > 1)
       problems.push(`${k}: ${es.length} events (${es.map((e) => e.dedupe_key).join(", ")})`);
+  }
+  const rows = storedByPlatformId(s);
+  const edits = editsMade(s.changes);
+  for (const [k, es] of purgedEdits(s)) {
+    const name = k.replace("\u0000", " ");
+    if (rows.get(k)?.[0]?.allowlist_status !== "deleted")
+      problems.push(`${name}: ${es.length} edit event(s) without text on a message not deleted`);
+    else if (es.length > (edits.get(k) ?? 0))
+      problems.push(`${name}: ${es.length} purged edit events, ${edits.get(k) ?? 0} edits made`);
   }
   return verdict(
     "no change stored as two events, no event without its change",
@@ -247,14 +284,25 @@ export function changedText(s: Snapshot): Verdict {
 export function changesStored(s: Snapshot): Verdict {
   const events = eventsByIdentity(s);
   const owed = s.changes.filter((c) => c.promised !== false && c.targetAllowed);
+  // A deleted message's edit events keep no text: its owed edits are counted against them.
+  // (between the edits owed and all edits made: a Discord edit a kill caught may be stored or not).
+  const purgedBy = purgedEdits(s);
+  const owedEdits = editsMade(owed);
+  const allEdits = editsMade(s.changes);
+  const countOf = (c: ChangeRecord) => {
+    const k = keyOf(c.source, c.target);
+    const gone = purgedBy.get(k)?.length ?? 0;
+    if (c.kind !== "message.edited" || gone === 0) return events.get(identityOf(c))?.length ?? 0;
+    return gone >= (owedEdits.get(k) ?? 0) && gone <= (allEdits.get(k) ?? 0) ? 1 : gone;
+  };
   const problems = owed
-    .filter((c) => (events.get(identityOf(c))?.length ?? 0) !== 1)
+    .filter((c) => countOf(c) !== 1)
     .map(
       (c) =>
-        `${c.source} ${c.kind} of ${c.target}${c.text ? ` "${c.text}"` : ""}${c.emoji ? ` ${c.emoji} by ${c.reactor}` : ""}: ${events.get(identityOf(c))?.length ?? 0} events`,
+        `${c.source} ${c.kind} of ${c.target}${c.text ? ` "${c.text}"` : ""}${c.emoji ? ` ${c.emoji} by ${c.reactor}` : ""}: ${countOf(c)} events`,
     );
   const others = s.changes.filter((c) => !(c.promised !== false && c.targetAllowed));
-  const othersStored = others.filter((c) => events.has(identityOf(c))).length;
+  const othersStored = others.filter((c) => countOf(c) > 0).length;
   return verdict(
     "every change to an allowlisted message stored as exactly one event",
     problems,

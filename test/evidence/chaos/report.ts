@@ -5,7 +5,7 @@
  */
 import type { EvidenceRow } from "../../../bench/lib/evidence.ts";
 import { GRACE_MS, identityOf } from "./changes.ts";
-import { eventIdentity, platformSends, type Verdict } from "./checks.ts";
+import { eventIdentity, platformSends, purged, type Verdict } from "./checks.ts";
 import { type CycleResult, PHASES, type Phase } from "./kill-loop.ts";
 import type { ReceiverKillResult } from "./receiver-kill.ts";
 import type { SigtermResult } from "./sigterm-load.ts";
@@ -96,7 +96,9 @@ export function totalsOf(s: Snapshot): ChaosTotals {
   const sent = [...platformSends(s).values()];
   const named = new Set(s.attachments.map((a) => a.file_name));
   const events = new Map<string, number>();
-  for (const e of s.events) events.set(eventIdentity(e), (events.get(eventIdentity(e)) ?? 0) + 1);
+  // A deleted message's edit events keep no text; eventsOnce counts them per message (checks.ts).
+  for (const e of s.events.filter((x) => !purged(x)))
+    events.set(eventIdentity(e), (events.get(eventIdentity(e)) ?? 0) + 1);
   // Deliveries of messages deleted since are counted with neither (the pending ones were dropped).
   const tombstones = new Set(s.messages.filter((m) => m.allowlist_status === "deleted").map((m) => m.id));
   const live = s.deliveries.filter((d) => !tombstones.has(d.message_id));
