@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { encodeAttributedBody } from "../connectors/device-messenger/typedstream.ts";
+import { type ColumnWriter, createColumnWriter } from "./chatdb-columns.ts";
 import { CHAT_DB_SCHEMA_SQL } from "./chatdb-schema.ts";
 
 const APPLE_EPOCH_MS = 978_307_200_000;
@@ -162,36 +163,22 @@ const SQL = {
   handleInsert: "INSERT OR IGNORE INTO handle (id, service) VALUES ($id, $service)",
   handleGet: "SELECT ROWID AS rowid FROM handle WHERE id = $id AND service = $service",
   chatGet: "SELECT ROWID AS rowid, service_name AS service FROM chat WHERE guid = $guid",
-  chatInsert: `INSERT INTO chat (guid, style, state, chat_identifier, service_name, room_name, display_name, is_filtered)
-    VALUES ($guid, $style, 3, $identifier, $service, $room, $display, 0)`,
   chatHandle: "INSERT OR IGNORE INTO chat_handle_join (chat_id, handle_id) VALUES ($chat, $handle)",
   chatMessage:
     "INSERT INTO chat_message_join (chat_id, message_id, message_date) VALUES ($chat, $message, $date)",
   messageDate: "SELECT date FROM message WHERE ROWID = $rowid",
-  messageInsert: `INSERT INTO message (guid, text, attributedBody, handle_id, service, account, date, date_read,
-      date_delivered, is_delivered, is_finished, is_from_me, is_empty, is_read, is_sent, item_type, group_title,
-      group_action_type, associated_message_guid, associated_message_type, associated_message_emoji,
-      thread_originator_guid, thread_originator_part, part_count)
-    VALUES ($guid, $text, $body, $handle, $service, $account, $date, 0, $delivered, 1, 1, $fromMe, $empty, 0,
-      $fromMe, $itemType, $groupTitle, $groupAction, $assocGuid, $assocType, $assocEmoji, $threadGuid,
-      $threadPart, $parts)`,
-  edit: "UPDATE message SET text = $text, attributedBody = $body, date_edited = $date WHERE ROWID = $rowid",
-  unsend: `UPDATE message SET text = NULL, attributedBody = NULL, is_empty = 1, date_edited = $date
-    WHERE ROWID = $rowid`,
-  attachmentInsert: `INSERT INTO attachment (guid, created_date, filename, uti, mime_type, transfer_state,
-      is_outgoing, transfer_name, total_bytes, original_guid)
-    VALUES ($guid, $created, $filename, $uti, $mime, $state, $outgoing, $name, $bytes, $guid)`,
   messageAttachment:
     "INSERT INTO message_attachment_join (message_id, attachment_id) VALUES ($message, $attachment)",
   maxRowid: "SELECT MAX(ROWID) AS m FROM message",
   rename: "UPDATE chat SET display_name = $name WHERE guid = $guid",
 } as const;
 
-type Db = Database;
+/** The open chat.db and its column-aware row writer (any release's schema). */
+type Db = { sql: Database; rows: ColumnWriter };
 type Params = Record<string, string | number | bigint | Uint8Array | null>;
 
-const run = (db: Db, sql: string, params: Params = {}) => db.query(sql).run(params);
-const get = <T>(db: Db, sql: string, params: Params = {}) => db.query<T, [Params]>(sql).get(params);
+const run = (db: Db, sql: string, params: Params = {}) => db.sql.query(sql).run(params);
+const get = <T>(db: Db, sql: string, params: Params = {}) => db.sql.query<T, [Params]>(sql).get(params);
 
 function getOrCreateHandle(db: Db, id: string, service: string): number {
   run(db, SQL.handleInsert, { id, service });
@@ -210,9 +197,16 @@ function getOrCreateChat(db: Db, c: ChatSpec): number {
   const service = c.serviceName ?? "iMessage";
   let row = get<{ rowid: number }>(db, SQL.chatGet, { guid: c.guid });
   if (!row) {
-    const room = c.style === 43 ? c.chatIdentifier : null;
-    const params = { guid: c.guid, style: c.style, identifier: c.chatIdentifier, service, room };
-    run(db, SQL.chatInsert, { ...params, display: c.displayName ?? null });
+    db.rows.insert("chat", {
+      guid: c.guid,
+      style: c.style,
+      state: 3,
+      chat_identifier: c.chatIdentifier,
+      service_name: service,
+      room_name: c.style === 43 ? c.chatIdentifier : null,
+      display_name: c.displayName ?? null,
+      is_filtered: 0,
+    });
     row = findChat(db, c.guid);
   }
   for (const p of c.participants) {
@@ -242,18 +236,19 @@ function insertAttachment(
 ) {
   const guessed = fileTypeOf(a.transferName ?? a.path);
   const guid = appleGuid();
-  const result = run(db, SQL.attachmentInsert, {
+  const attachment = db.rows.insert("attachment", {
     guid,
-    created: dateNs / 1_000_000_000n,
+    created_date: dateNs / 1_000_000_000n,
     filename: a.path,
     uti: a.uti === undefined ? guessed.uti : a.uti,
-    mime: a.mimeType === undefined ? guessed.mimeType : a.mimeType,
-    state: a.transferState ?? TRANSFER_FINISHED,
-    outgoing: outgoing ? 1 : 0,
-    name: a.transferName ?? basename(a.path),
-    bytes: a.totalBytes ?? sizeOf(a.path),
+    mime_type: a.mimeType === undefined ? guessed.mimeType : a.mimeType,
+    transfer_state: a.transferState ?? TRANSFER_FINISHED,
+    is_outgoing: outgoing ? 1 : 0,
+    transfer_name: a.transferName ?? basename(a.path),
+    total_bytes: a.totalBytes ?? sizeOf(a.path),
+    original_guid: guid,
   });
-  run(db, SQL.messageAttachment, { message: messageRowid, attachment: Number(result.lastInsertRowid) });
+  run(db, SQL.messageAttachment, { message: messageRowid, attachment });
   return { guid };
 }
 
@@ -271,28 +266,32 @@ function insertMessage(db: Db, m: MessageSpec, account: string, now: () => numbe
   const { text, body, empty } = bodyColumns(m);
   const parts = (m.attachments?.length ?? 0) + (m.text === "" ? 0 : 1);
   const thread = m.threadOriginatorGuid ?? null;
-  const result = run(db, SQL.messageInsert, {
+  const rowid = db.rows.insert("message", {
     guid,
     text,
-    body,
-    handle,
+    attributedBody: body,
+    handle_id: handle,
     service,
     account,
     date,
-    delivered: fromMe ? date : 0,
-    fromMe: fromMe ? 1 : 0,
-    empty: empty ? 1 : 0,
-    itemType: m.itemType ?? 0,
-    groupTitle: m.groupTitle ?? null,
-    groupAction: m.groupActionType ?? 0,
-    assocGuid: m.associatedMessageGuid ?? null,
-    assocType: m.associatedMessageType ?? 0,
-    assocEmoji: m.associatedMessageEmoji ?? null,
-    threadGuid: thread,
-    threadPart: thread === null ? null : (m.threadOriginatorPart ?? "0:0:0"),
-    parts,
+    date_read: 0,
+    date_delivered: fromMe ? date : 0,
+    is_delivered: 1,
+    is_finished: 1,
+    is_from_me: fromMe ? 1 : 0,
+    is_empty: empty ? 1 : 0,
+    is_read: 0,
+    is_sent: fromMe ? 1 : 0,
+    item_type: m.itemType ?? 0,
+    group_title: m.groupTitle ?? null,
+    group_action_type: m.groupActionType ?? 0,
+    associated_message_guid: m.associatedMessageGuid ?? null,
+    associated_message_type: m.associatedMessageType ?? 0,
+    associated_message_emoji: m.associatedMessageEmoji ?? null,
+    thread_originator_guid: thread,
+    thread_originator_part: thread === null ? null : (m.threadOriginatorPart ?? "0:0:0"),
+    part_count: parts,
   });
-  const rowid = Number(result.lastInsertRowid);
   if (chat && m.joinChat !== false) run(db, SQL.chatMessage, { chat: chat.rowid, message: rowid, date });
   insertAttachments(db, rowid, m, date);
   return { rowid, guid };
@@ -300,7 +299,7 @@ function insertMessage(db: Db, m: MessageSpec, account: string, now: () => numbe
 
 function joinLate(db: Db, rowid: number, chatGuid: string): void {
   const chat = findChat(db, chatGuid);
-  const stmt = db.query<{ date: bigint | null }, [Params]>(SQL.messageDate);
+  const stmt = db.sql.query<{ date: bigint | null }, [Params]>(SQL.messageDate);
   const row = stmt.safeIntegers(true).get({ rowid });
   stmt.safeIntegers(false);
   if (!row) throw new Error(`no message with ROWID ${rowid}`);
@@ -308,22 +307,29 @@ function joinLate(db: Db, rowid: number, chatGuid: string): void {
 }
 
 export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): ChatDbWriter {
-  const db = openDb(path, opts.schemaSql ?? CHAT_DB_SCHEMA_SQL);
+  const sql = openDb(path, opts.schemaSql ?? CHAT_DB_SCHEMA_SQL);
+  const db: Db = { sql, rows: createColumnWriter(sql) };
   const now = opts.now ?? Date.now;
   const account = opts.account ?? "E:me@example.com";
   return {
-    db,
+    db: sql,
     handle: (id, service = "iMessage") => getOrCreateHandle(db, id, service),
-    chat: (c) => db.transaction(() => getOrCreateChat(db, c)).immediate(),
-    message: (m) => db.transaction(() => insertMessage(db, m, account, now)).immediate(),
+    chat: (c) => sql.transaction(() => getOrCreateChat(db, c)).immediate(),
+    message: (m) => sql.transaction(() => insertMessage(db, m, account, now)).immediate(),
     joinChat: (rowid, chatGuid) => joinLate(db, rowid, chatGuid),
     edit: (rowid, text) => {
       const { text: plain, body } = bodyColumns({ chatGuid: null, from: null, text });
-      run(db, SQL.edit, { rowid, text: plain, body, date: appleNanos(now()) });
+      db.rows.update("message", rowid, { text: plain, attributedBody: body, date_edited: appleNanos(now()) });
     },
-    unsend: (rowid) => void run(db, SQL.unsend, { rowid, date: appleNanos(now()) }),
+    unsend: (rowid) =>
+      void db.rows.update("message", rowid, {
+        text: null,
+        attributedBody: null,
+        is_empty: 1,
+        date_edited: appleNanos(now()),
+      }),
     renameChat: (chatGuid, name, by) =>
-      db
+      sql
         .transaction(() => {
           run(db, SQL.rename, { guid: chatGuid, name });
           return insertMessage(
@@ -335,7 +341,7 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
         })
         .immediate(),
     attach: (rowid, a) =>
-      db.transaction(() => insertAttachment(db, rowid, a, false, appleNanos(now()))).immediate(),
+      sql.transaction(() => insertAttachment(db, rowid, a, false, appleNanos(now()))).immediate(),
     updateAttachment: (guid, change) => {
       const sets = [
         change.transferState === undefined ? null : ["transfer_state", change.transferState],
@@ -343,12 +349,11 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
         change.totalBytes === undefined ? null : ["total_bytes", change.totalBytes],
       ].filter((x): x is [string, string | number] => x !== null);
       if (sets.length === 0) return;
-      db.query(`UPDATE attachment SET ${sets.map(([c]) => `${c} = ?`).join(", ")} WHERE guid = ?`).run(
-        ...sets.map(([, v]) => v),
-        guid,
-      );
+      sql
+        .query(`UPDATE attachment SET ${sets.map(([c]) => `${c} = ?`).join(", ")} WHERE guid = ?`)
+        .run(...sets.map(([, v]) => v), guid);
     },
     maxRowid: () => get<{ m: number | null }>(db, SQL.maxRowid)?.m ?? 0,
-    close: () => db.close(),
+    close: () => sql.close(),
   };
 }
