@@ -186,6 +186,8 @@ test("planRead caps a high-water mark it is given, and one it starts from a firs
     associated_message_guid: null,
     associated_message_emoji: null,
     date_edited: null,
+    date_retracted: null,
+    summary: null,
     balloon_bundle_id: null,
     thread_originator_guid: null,
     is_empty: 0,

@@ -23,6 +23,8 @@ function input(rowid: number, over: Partial<ChatDbRow> = {}, more: Partial<RowIn
     associated_message_guid: null,
     associated_message_emoji: null,
     date_edited: null,
+    date_retracted: null,
+    summary: null,
     balloon_bundle_id: null,
     thread_originator_guid: null,
     is_empty: 0,

@@ -26,13 +26,23 @@ export const TAIL_ROWS = 500;
 
 /**
  * The rows each query reads: after a ROWID; by ROWIDs; or dated from an instant on (Apple time, `date`
- * is indexed) and edited or unsent since (`date_edited` is not indexed, so it filters that short range).
+ * is indexed) and carrying any sign of an edit or an unsend (extensions.md §5: an edit time, a retraction
+ * time, `is_empty`, a summary; none is indexed, so they filter that short range), of the columns present.
  */
-const WHERE = {
-  after: "m.ROWID > ?1",
-  ids: "m.ROWID IN (SELECT value FROM json_each(?1))",
-  edited: "m.date >= ?1 AND m.date_edited > 0",
-} as const;
+function whereOf(m: ReadonlySet<string>, by: "after" | "ids" | "edited"): string {
+  if (by === "after") return "m.ROWID > ?1";
+  if (by === "ids") return "m.ROWID IN (SELECT value FROM json_each(?1))";
+  const signs = [
+    m.has("date_edited") ? "m.date_edited > 0" : null,
+    m.has("date_retracted") ? "m.date_retracted > 0" : null,
+    m.has("is_empty") ? "m.is_empty = 1" : null,
+    m.has("message_summary_info") ? "m.message_summary_info IS NOT NULL" : null,
+  ].filter((s) => s !== null);
+  return `m.date >= ?1 AND (${signs.join(" OR ")})`;
+}
+
+/** Whether a chat.db can hold edits or unsends at all (Ventura and later). */
+export const hasEdits = (m: ReadonlySet<string>): boolean => m.has("date_edited") || m.has("date_retracted");
 
 /** One message row as the connector sees it (see rowQuery for the exact columns). */
 export type ChatDbRow = {
@@ -54,6 +64,10 @@ export type ChatDbRow = {
   associated_message_emoji: string | null;
   /** When the row was last edited or unsent (epoch ms); null: never. */
   date_edited: number | null;
+  /** While Messages retracts it (epoch ms; cleared again later); null: not now. */
+  date_retracted: number | null;
+  /** `message_summary_info`: the binary plist of the message's parts and their edit/unsend history. */
+  summary: Uint8Array | null;
   balloon_bundle_id: string | null;
   thread_originator_guid: string | null;
   is_empty: number | null;
@@ -128,6 +142,8 @@ export function rowQuery(c: Columns, by: "after" | "ids" | "edited" = "after"): 
       ${pick(m, "m", "item_type", "item_type", null)}, ${pick(m, "m", "associated_message_type", "associated_message_type", null)},
       ${pick(m, "m", "associated_message_guid")}, ${pick(m, "m", "associated_message_emoji")},
       ${m.has("date_edited") ? `CASE WHEN m.date_edited > 0 THEN ${DATE_MS("m.date_edited")} END` : "NULL"} AS date_edited,
+      ${m.has("date_retracted") ? `CASE WHEN m.date_retracted > 0 THEN ${DATE_MS("m.date_retracted")} END` : "NULL"} AS date_retracted,
+      ${pick(m, "m", "message_summary_info", "summary", "BLOB")},
       ${pick(m, "m", "balloon_bundle_id")}, ${pick(m, "m", "thread_originator_guid")}, ${pick(m, "m", "is_empty", "is_empty", null)},
       CAST(c.guid AS TEXT) AS chat_guid, ${pick(c.chat, "c", "style", "chat_style", null)}, ${pick(c.chat, "c", "chat_identifier")},
       ${pick(c.chat, "c", "service_name", "chat_service")}
@@ -135,7 +151,7 @@ export function rowQuery(c: Columns, by: "after" | "ids" | "edited" = "after"): 
     LEFT JOIN handle h ON h.ROWID = m.handle_id
     LEFT JOIN chat c ON c.ROWID = (SELECT MIN(j.chat_id) FROM chat_message_join j
       JOIN chat jc ON jc.ROWID = j.chat_id WHERE j.message_id = m.ROWID)
-    WHERE ${WHERE[by]}
+    WHERE ${whereOf(m, by)}
     ORDER BY m.ROWID
     ${by === "ids" ? "" : "LIMIT ?2"}`;
 }
@@ -203,13 +219,17 @@ export function openChatDb(path: string): ChatDb {
   };
   const rows = db.query<ChatDbRow, [number, number]>(rowQuery(cols));
   const byIds = db.query<ChatDbRow, [string]>(rowQuery(cols, "ids"));
-  const edited = cols.message.has("date_edited")
+  const edited = hasEdits(cols.message)
     ? db.query<ChatDbRow, [number, number]>(rowQuery(cols, "edited"))
     : null;
   const near = db.query<{ d: number | null }, [number, number]>(
     `SELECT MAX(${DATE_MS("date")}) AS d FROM message WHERE ROWID <= ?1 AND ROWID > ?1 - ?2`,
   );
-  const withBody = (r: ChatDbRow) => ({ ...r, body: r.body ? new Uint8Array(r.body) : null });
+  const withBody = (r: ChatDbRow) => ({
+    ...r,
+    body: r.body ? new Uint8Array(r.body) : null,
+    summary: r.summary ? new Uint8Array(r.summary) : null,
+  });
   const atts = db.query<ChatDbAttachment, [number]>(attachmentQuery(cols));
   const attsMany = db.query<ChatDbAttachment & { message_id: number }, [string]>(attachmentQuery(cols, true));
   const max = db.query<{ m: number | null }, []>("SELECT MAX(ROWID) AS m FROM message");

@@ -19,6 +19,19 @@ export type RowKind =
   | "unknown_chat_style";
 
 const PLACEHOLDERS = /[\uFFFC\uFFFD]/g;
+const PLACEHOLDER_RUNS = /[\uFFFC\uFFFD]+/;
+
+/**
+ * The text a person sees in a body (decisions.md, extensions.md §5): the placeholders U+FFFC (an
+ * attachment) and U+FFFD (app content) at its ends dropped, and a run of them between two text parts a line
+ * break, so "test 1", a photo, "test 2" never reads `test 1test 2`. Pure.
+ */
+export function visibleText(raw: string): string {
+  return raw
+    .split(PLACEHOLDER_RUNS)
+    .filter((part) => part !== "")
+    .join("\n");
+}
 
 /** A row's text as stored, placeholders included: `text` when it has content, else the decoded body. */
 export function rowText(row: Pick<ChatDbRow, "text" | "body">): string | null {
@@ -27,9 +40,9 @@ export function rowText(row: Pick<ChatDbRow, "text" | "body">): string | null {
   return decodeAttributedBody(row.body) ?? (plain || null);
 }
 
-/** The visible text of a row (placeholders dropped), from `rowText`. */
+/** The visible text of a row (`visibleText` of `rowText`). */
 export function bodyText(row: Pick<ChatDbRow, "text" | "body">, raw = rowText(row)): string | null {
-  return raw === null ? null : raw.replace(PLACEHOLDERS, "");
+  return raw === null ? null : visibleText(raw);
 }
 
 /** How many attachments a row's text announces: its U+FFFC characters (chatdb.md §8 pitfall 2). */

@@ -1,16 +1,16 @@
 /**
  * The decoder's contract for one blob: `decodeChecked` decodes as the connector does and reports a throw,
- * a result not a string or null, rowText's path disagreeing (placeholders dropped by `strip`), or a decode
+ * a result not a string or null, rowText's path disagreeing (placeholders as the connector treats them, `strip`), or a decode
  * over SLOW_MS (its best of three timings). `firstDecoding` finds the shortest prefix that decodes.
  */
-import { bodyText } from "../../../../src/connectors/device-messenger/rows.ts";
+import { bodyText, visibleText } from "../../../../src/connectors/device-messenger/rows.ts";
 import { decodeAttributedBody } from "../../../../src/connectors/device-messenger/typedstream.ts";
 
 /** A decode slower than this (its best of three timings) is a failure. */
 const SLOW_MS = 50;
 
-const PLACEHOLDERS = /[\uFFFC\uFFFD]/g;
-export const strip = (s: string) => s.replace(PLACEHOLDERS, "");
+/** What a row's text is made of a decoded body: the connector's own rule (placeholders to line breaks). */
+export const strip = visibleText;
 
 /** Decodes `bytes` as the connector does, checking the contract; returns the result or undefined. */
 export function decodeChecked(
