@@ -9,6 +9,7 @@ import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import { type Clock, systemClock } from "../../src/core/ports.ts";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import type { ServicePorts } from "../../src/service.ts";
+import { chatDbOfRelease, type ReleaseName } from "./chatdb-releases.ts";
 import { recordingLogger } from "./logger.ts";
 import { freePort, isolatedEnv, standInProgram } from "./process.ts";
 
@@ -21,10 +22,11 @@ export const FRIEND_CHAT = `any;-;${FRIEND}`;
 export const STRANGER_CHAT = `any;-;${STRANGER}`;
 export const GROUP_CHAT = "any;+;chat123456789";
 
-export function chatDbIn(dir: string) {
+/** The test chats in `<dir>/Library/Messages/chat.db`: the writer's Sequoia subset, or a release's dump. */
+export function chatDbIn(dir: string, release?: ReleaseName) {
   const path = join(dir, "Library/Messages/chat.db");
   mkdirSync(dirname(path), { recursive: true });
-  const writer = openChatDbWriter(path);
+  const writer = release ? chatDbOfRelease(release, dir).writer : openChatDbWriter(path);
   writer.chat({ guid: FRIEND_CHAT, style: 45, chatIdentifier: FRIEND, participants: [FRIEND] });
   writer.chat({ guid: STRANGER_CHAT, style: 45, chatIdentifier: STRANGER, participants: [STRANGER] });
   writer.chat({
@@ -60,10 +62,12 @@ export async function deviceService(
     osascriptTimeoutMs?: number;
     clock?: Clock;
     openStore?: ServicePorts["openStore"];
+    /** Start on this release's chat.db (chatdb-releases.ts) instead of the writer's Sequoia subset. */
+    release?: ReleaseName;
   } = {},
 ) {
   const dir = opts.dir ?? tempDir();
-  const chat = chatDbIn(dir);
+  const chat = chatDbIn(dir, opts.release);
   const env: Record<string, string> = {
     ...isolatedEnv(dir),
     GW_BEARER_TOKEN: TOKEN,
