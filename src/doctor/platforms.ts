@@ -1,13 +1,14 @@
 /**
- * `gw doctor`'s checks of the two platforms (runner): chat.db readable (Full Disk Access) and Messages
- * scriptable (Automation: asking Messages for its name makes macOS show the prompt if it was never
- * answered); the Discord bot token and its Message Content intent (community-chat/probe.ts, one REST
- * round trip, no gateway login).
+ * `gw doctor`'s checks of the two platforms (runner): chat.db readable (Full Disk Access; the line names
+ * the macOS release its columns point to, release.ts) and Messages scriptable (Automation: asking
+ * Messages for its name makes macOS show the prompt if it was never answered); the Discord bot token
+ * and its Message Content intent (community-chat/probe.ts, one REST round trip, no gateway login).
  */
 import { existsSync } from "node:fs";
 import type { Config } from "../config/settings.ts";
 import { probeDiscord } from "../connectors/community-chat/probe.ts";
 import { ChatDbUnavailable, openChatDb } from "../connectors/device-messenger/chat-db.ts";
+import { describeSchema } from "../connectors/device-messenger/release.ts";
 import type { Spawner } from "../core/ports.ts";
 import { type Check, fail, ok } from "./check.ts";
 
@@ -25,8 +26,9 @@ export async function imessageChecks(
   try {
     const db = openChatDb(config.chatDbPath);
     const max = db.maxRowid();
+    const schema = describeSchema(db.columns.message);
     db.close();
-    checks.push(ok("chat-db", `chat.db readable at ${config.chatDbPath} (last ROWID ${max})`));
+    checks.push(ok("chat-db", `chat.db readable at ${config.chatDbPath} (${schema}; last ROWID ${max})`));
   } catch (err) {
     checks.push(
       fail(

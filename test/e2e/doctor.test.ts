@@ -64,6 +64,10 @@ test("everything in place: exit 0, every line ok, in the `level: what` form", as
   expect(r.out).toContain("ok: allowlist");
   expect(r.out).toContain("2 entries");
   expect(r.out).toContain("ok: chat.db readable");
+  // The writer's schema is a Sequoia subset: the line names the release its columns point to.
+  expect(r.out).toMatch(
+    /^ok: chat\.db readable at .* \(macOS 15 Sequoia schema, \d+ message columns; last ROWID 0\)$/m,
+  );
   for (const line of r.out.trim().split("\n")) expect(line).toMatch(/^(ok|warn): /);
   expect(r.code).toBe(0);
 });

@@ -178,6 +178,8 @@ function attachmentQuery(c: Columns, many = false): string {
 }
 
 export interface ChatDb {
+  /** The columns each table has (`PRAGMA table_info` at open): what every SELECT here was built from. */
+  readonly columns: Columns;
   /** Rows after `cursor`, in ROWID order. */
   rowsAfter(cursor: number, limit?: number): ChatDbRow[];
   /** The rows with these ROWIDs that still exist, in ROWID order. */
@@ -247,6 +249,7 @@ export function openChatDb(path: string): ChatDb {
       }
     };
   return {
+    columns: cols,
     rowsAfter: read((cursor: number, limit: number = BATCH_ROWS) => rows.all(cursor, limit).map(withBody)),
     rowsByIds: read((rowids: readonly number[]) =>
       rowids.length === 0 ? [] : byIds.all(JSON.stringify(rowids)).map(withBody),
