@@ -24,8 +24,12 @@ export interface RowInput {
   row: ChatDbRow;
   /** Its attachments, hidden ones left out. */
   attachments: ChatDbAttachment[];
-  /** Its visible text (bodyText), decoded once. */
+  /** Its visible text (row-content.ts), decoded once. */
   text: string | null;
+  /** The row says the message was unsent already: nothing to deliver. */
+  unsent?: boolean;
+  /** `text` is a voice message's transcript. */
+  transcript?: boolean;
   /** How many attachments the body announces (its U+FFFC count). */
   announced: number;
   /** Every announced attachment is joined and ready to copy. */
@@ -93,7 +97,12 @@ export function planRead(p: PlanInput): Plan {
       break;
     }
     cursor = row.rowid;
-    const kind = classifyRow(row, Math.max(input.attachments.length, input.announced), input.text);
+    const kind = classifyRow(
+      row,
+      Math.max(input.attachments.length, input.announced),
+      input.text,
+      input.unsent,
+    );
     const deliverable = kind === "deliver";
     const old = p.fenceMs > 0 && highWater !== null && row.date_ms < highWater - p.fenceMs;
     if (deliverable && old) {

@@ -14,16 +14,8 @@ import { INBOUND_FILES_AT_ONCE } from "../connector.ts";
 import { attachmentState, stageAttachments } from "./attachments.ts";
 import type { ChatDbAttachment, ChatDbRow } from "./chat-db.ts";
 import type { RowInput } from "./plan.ts";
-import {
-  announcedAttachments,
-  bodyText,
-  channelOf,
-  classifyRow,
-  editOf,
-  rawOf,
-  rowText,
-  tapbackOf,
-} from "./rows.ts";
+import { editOf, rowContent } from "./row-content.ts";
+import { announcedAttachments, channelOf, classifyRow, rawOf, tapbackOf } from "./rows.ts";
 import { OWN_SENDER } from "./sender.ts";
 
 export const NO_CHAT_WAIT_MS = 10_000;
@@ -75,7 +67,13 @@ function editChangeOf(row: ChatDbRow, now: number): NormalizedChange | null {
   const base = { source: "device_messenger" as const, targetPlatformId: row.guid, timestampMs: at };
   return e.kind === "delete"
     ? { ...base, kind: "delete", dedupeKey: `imessage:delete:${row.guid}` }
-    : { ...base, kind: "edit", text: e.text, dedupeKey: `imessage:edit:${row.guid}:${row.date_edited}` };
+    : {
+        ...base,
+        kind: "edit",
+        text: e.text,
+        // The edit time and the text: a partial unsend may keep the edit time, yet changes the text.
+        dedupeKey: `imessage:edit:${row.guid}:${row.date_edited}:${Bun.hash(e.text).toString(36)}`,
+      };
 }
 
 export function createRowMessages(deps: RowMessageDeps) {
@@ -85,8 +83,13 @@ export function createRowMessages(deps: RowMessageDeps) {
   const copySlot = createSlots(INBOUND_FILES_AT_ONCE);
 
   /** Whether a fresh row without a chat should still hold the read for its join. */
-  const holdForChat = (row: ChatDbRow, attachments: number, text: string | null): boolean => {
-    if (classifyRow(row, attachments, text) !== "no_chat") {
+  const holdForChat = (
+    row: ChatDbRow,
+    attachments: number,
+    text: string | null,
+    unsent: boolean,
+  ): boolean => {
+    if (classifyRow(row, attachments, text, unsent) !== "no_chat") {
       waitingForChat.delete(row.rowid);
       return false;
     }
@@ -100,17 +103,17 @@ export function createRowMessages(deps: RowMessageDeps) {
   /** The planner's view of a row: its visible attachments, whether they are all ready, and the chat wait. */
   const inputOf = (row: ChatDbRow, all: readonly ChatDbAttachment[], fresh: boolean): RowInput => {
     const attachments = all.filter((a) => a.hide_attachment !== 1);
-    const raw = rowText(row);
-    const text = bodyText(row, raw);
-    const announced = announcedAttachments(raw);
+    const content = rowContent(row);
+    const { text, unsent, transcript } = content;
+    const announced = announcedAttachments(content.stored);
     const ready =
       announced <= attachments.length &&
       attachments.every((a) => {
         const s = attachmentState(a, { maxBytes: deps.attachmentMaxBytes, homeDir: deps.homeDir });
         return s === "ready" || "skip" in s;
       });
-    const hold = fresh && holdForChat(row, Math.max(attachments.length, announced), text);
-    return { row, attachments, text, announced, ready, holdForChat: hold };
+    const hold = fresh && holdForChat(row, Math.max(attachments.length, announced), text, unsent);
+    return { row, attachments, text, announced, ready, holdForChat: hold, unsent, transcript };
   };
 
   const toMessage = async (input: RowInput, late: boolean): Promise<NormalizedMessage | null> => {
@@ -147,7 +150,7 @@ export function createRowMessages(deps: RowMessageDeps) {
         messageGuid: row.guid,
         slot: copySlot,
       }),
-      raw: rawOf(row, attachments),
+      raw: { ...rawOf(row, attachments), ...(input.transcript ? { audio_transcript: true } : {}) },
       direction: own ? "outbound" : "inbound",
     };
   };

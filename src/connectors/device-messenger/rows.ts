@@ -15,6 +15,7 @@ export type RowKind =
   | "group_event"
   | "system"
   | "empty"
+  | "unsent"
   | "no_chat"
   | "unknown_chat_style";
 
@@ -95,25 +96,19 @@ export function tapbackOf(
   return emoji && targetGuid ? { targetGuid, emoji, added } : null;
 }
 
-/**
- * What an edited row (date_edited set) now says: unsent (`is_empty`, the body cleared), or its latest
- * text, which Messages writes into the row's body in place (the history stays in message_summary_info).
- */
-export function editOf(
-  row: Pick<ChatDbRow, "is_empty" | "text" | "body">,
-): { kind: "delete" } | { kind: "edit"; text: string } | null {
-  if (row.is_empty === 1) return { kind: "delete" };
-  const text = bodyText(row);
-  return text === null ? null : { kind: "edit", text };
-}
-
-export function classifyRow(row: ChatDbRow, visibleAttachments: number, text = bodyText(row)): RowKind {
+export function classifyRow(
+  row: ChatDbRow,
+  visibleAttachments: number,
+  text = bodyText(row),
+  unsent = false,
+): RowKind {
   if (isReaction(row.associated_message_type)) return "reaction";
   const item = row.item_type ?? 0;
   if (item >= 1 && item <= 3) return "group_event";
   if (item !== 0) return "system";
   if (row.chat_guid === null) return "no_chat";
   if (channelOf(row) === null) return "unknown_chat_style";
+  if (unsent) return "unsent";
   if ((text === null || text.trim() === "") && visibleAttachments === 0) return "empty";
   return "deliver";
 }
