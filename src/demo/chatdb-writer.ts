@@ -8,13 +8,20 @@ import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, extname, join } from "node:path";
-import { encodeAttributedBody } from "../connectors/device-messenger/typedstream.ts";
-import { type ColumnWriter, createColumnWriter } from "./chatdb-columns.ts";
+import { encodeBody } from "../connectors/device-messenger/typedstream.ts";
+import {
+  bodyOf,
+  editedColumns,
+  type Piece,
+  partlyUnsentColumns,
+  type StoredRow,
+  unsentColumns,
+} from "./chatdb-bodies.ts";
+import { type ColumnWriter, createColumnWriter, type Values } from "./chatdb-columns.ts";
 import { CHAT_DB_SCHEMA_SQL } from "./chatdb-schema.ts";
 
 const APPLE_EPOCH_MS = 978_307_200_000;
 const NS_PER_MS = 1_000_000n;
-const PLACEHOLDER = "\uFFFC";
 /** `attachment.transfer_state` of a finished transfer. */
 export const TRANSFER_FINISHED = 5;
 
@@ -75,9 +82,18 @@ export interface MessageSpec {
   attachments?: AttachmentSpec[];
   /** U+FFFC characters for attachments whose rows are written later (`attach`), as Messages does. */
   placeholders?: number;
+  /**
+   * The body in order, text pieces and attachments interleaved ("test 1", a photo, "test 2"), each its own
+   * part; overrides `text` and `attachments`.
+   */
+  pieces?: (string | AttachmentSpec)[];
+  /** A voice message: its one attachment (an audio file) carries this transcript; `is_audio_message` set. */
+  audioTranscript?: string;
   /** Default true; false simulates the row landing before its chat_message_join. */
   joinChat?: boolean;
 }
+
+export type UnsendShape = "real" | "is_empty" | "retracted" | "summary" | "emptied";
 
 export interface ChatDbWriter {
   /** The open connection, for lookups and for simulating later updates (edits, errors). */
@@ -89,12 +105,22 @@ export interface ChatDbWriter {
   /** Joins one more attachment to a message already written (an attachment row landing late). */
   attach(rowid: number, a: AttachmentSpec): { guid: string };
   /**
-   * Edits a message as Messages does: the body takes the new text in place and `date_edited` is set
-   * (the history Messages keeps in message_summary_info is not written).
+   * Edits a message as Messages does (chatdb-bodies.ts): `text` NULL, the body takes the new text, the
+   * summary's `ec` history gains it, `date_edited` set. Throws on a release that cannot edit (before Ventura).
    */
   edit(rowid: number, text: string): void;
-  /** Unsends a message as Messages does: the body cleared, `is_empty = 1`, `date_edited` set. */
-  unsend(rowid: number): void;
+  /**
+   * Unsends a message. `real` (default), as a Mac does: the body an empty string, the summary listing every
+   * part in `rp`, `date_retracted` and `date_edited` set (`clearRetraction` clears the first later, as
+   * Messages does). The other shapes write one signature alone: `is_empty` (the older shape: body NULL,
+   * `is_empty = 1`, `date_edited`), `retracted` (`date_retracted` only), `summary` (`rp` only), `emptied`
+   * (`date_edited` and an empty body). Throws on a release that cannot unsend.
+   */
+  unsend(rowid: number, shape?: UnsendShape): void;
+  /** Unsends some parts of a message: `rp` lists them, `date_edited` set. */
+  unsendParts(rowid: number, parts: readonly number[]): void;
+  /** Messages clears `date_retracted` some time after an unsend. */
+  clearRetraction(rowid: number): void;
   /**
    * Renames a group as Messages does: `chat.display_name` changes and a group event row (`item_type` 2,
    * `group_title`) records who did it (`by`, a handle; null: the owner).
@@ -215,15 +241,30 @@ function getOrCreateChat(db: Db, c: ChatSpec): number {
   return row.rowid;
 }
 
-/** The body Messages stores: one U+FFFC per attachment, then the text. */
-function bodyColumns(m: MessageSpec): { text: string | null; body: Uint8Array | null; empty: boolean } {
-  const full = PLACEHOLDER.repeat((m.attachments?.length ?? 0) + (m.placeholders ?? 0)) + m.text;
-  if (full === "" && (m.itemType ?? 0) !== 0) return { text: null, body: null, empty: false };
+/** A message's attachments with the GUIDs their rows get (the body's runs name them). */
+type Planned = { spec: AttachmentSpec; guid: string }[];
+
+/** The pieces of a message in body order: its `pieces`, else its attachments (and late placeholders), then its text. */
+function piecesOf(m: MessageSpec, planned: Planned): Piece[] {
+  const guids = new Map(planned.map((p) => [p.spec, p.guid]));
+  const attachment = (a: AttachmentSpec): Piece => ({
+    attachmentGuid: guids.get(a) as string,
+    ...(m.audioTranscript !== undefined ? { transcript: m.audioTranscript } : {}),
+  });
+  if (m.pieces) return m.pieces.map((p) => (typeof p === "string" ? { text: p } : attachment(p)));
+  const late = Array.from({ length: m.placeholders ?? 0 }, () => ({ attachmentGuid: appleGuid() }));
+  return [...(m.attachments ?? []).map(attachment), ...late, ...(m.text === "" ? [] : [{ text: m.text }])];
+}
+
+/** The body columns Messages stores: `attributedBody` with a part run per piece (and `text` if asked). */
+function bodyColumns(m: MessageSpec, planned: Planned) {
+  const body = bodyOf(piecesOf(m, planned));
+  if (body.text === "" && (m.itemType ?? 0) !== 0) return { text: null, body: null, empty: false };
   const form = m.bodyForm ?? "attributedBody";
   return {
-    text: form === "attributedBody" ? null : full,
-    body: form === "text" ? null : encodeAttributedBody(full),
-    empty: full === "",
+    text: form === "attributedBody" ? null : body.text,
+    body: form === "text" ? null : encodeBody(body),
+    empty: body.text === "",
   };
 }
 
@@ -233,9 +274,9 @@ function insertAttachment(
   a: AttachmentSpec,
   outgoing: boolean,
   dateNs: bigint,
+  guid = appleGuid(),
 ) {
   const guessed = fileTypeOf(a.transferName ?? a.path);
-  const guid = appleGuid();
   const attachment = db.rows.insert("attachment", {
     guid,
     created_date: dateNs / 1_000_000_000n,
@@ -252,8 +293,14 @@ function insertAttachment(
   return { guid };
 }
 
-function insertAttachments(db: Db, messageRowid: number, m: MessageSpec, dateNs: bigint): void {
-  for (const a of m.attachments ?? []) insertAttachment(db, messageRowid, a, m.isFromMe === true, dateNs);
+function insertAttachments(
+  db: Db,
+  messageRowid: number,
+  m: MessageSpec,
+  planned: Planned,
+  dateNs: bigint,
+): void {
+  for (const p of planned) insertAttachment(db, messageRowid, p.spec, m.isFromMe === true, dateNs, p.guid);
 }
 
 function insertMessage(db: Db, m: MessageSpec, account: string, now: () => number) {
@@ -263,8 +310,12 @@ function insertMessage(db: Db, m: MessageSpec, account: string, now: () => numbe
   const handle = m.from !== null ? getOrCreateHandle(db, m.from, service) : 0;
   const date = m.dateNs ?? appleNanos(m.dateMs ?? now());
   const guid = m.guid ?? appleGuid();
-  const { text, body, empty } = bodyColumns(m);
-  const parts = (m.attachments?.length ?? 0) + (m.text === "" ? 0 : 1);
+  const specs = m.pieces
+    ? m.pieces.filter((p): p is AttachmentSpec => typeof p !== "string")
+    : (m.attachments ?? []);
+  const planned: Planned = specs.map((spec) => ({ spec, guid: appleGuid() }));
+  const pieces = piecesOf(m, planned);
+  const { text, body, empty } = bodyColumns(m, planned);
   const thread = m.threadOriginatorGuid ?? null;
   const rowid = db.rows.insert("message", {
     guid,
@@ -290,11 +341,39 @@ function insertMessage(db: Db, m: MessageSpec, account: string, now: () => numbe
     associated_message_emoji: m.associatedMessageEmoji ?? null,
     thread_originator_guid: thread,
     thread_originator_part: thread === null ? null : (m.threadOriginatorPart ?? "0:0:0"),
-    part_count: parts,
+    part_count: pieces.length,
+    is_audio_message: m.audioTranscript !== undefined ? 1 : 0,
   });
   if (chat && m.joinChat !== false) run(db, SQL.chatMessage, { chat: chat.rowid, message: rowid, date });
-  insertAttachments(db, rowid, m, date);
+  insertAttachments(db, rowid, m, planned, date);
   return { rowid, guid };
+}
+
+/** A row as an edit or an unsend reads it; throws on a release whose chat.db cannot hold either. */
+function storedRow(db: Db, rowid: number, what: "edit" | "unsend"): StoredRow {
+  if (!db.rows.has("message", "date_edited"))
+    throw new Error(`this chat.db cannot ${what} (no date_edited: Messages of this release cannot)`);
+  const stmt = db.sql.query<
+    { body: Uint8Array | null; text: string | null; summary: Uint8Array | null; date: bigint | null },
+    [number]
+  >(
+    `SELECT attributedBody AS body, text, ${db.rows.has("message", "message_summary_info") ? "message_summary_info" : "NULL"} AS summary, date FROM message WHERE ROWID = ?`,
+  );
+  const row = stmt.safeIntegers(true).get(rowid);
+  stmt.safeIntegers(false);
+  if (!row) throw new Error(`no message with ROWID ${rowid}`);
+  const dateMs = Number((row.date ?? 0n) / NS_PER_MS) + APPLE_EPOCH_MS;
+  return { body: row.body ? new Uint8Array(row.body) : null, text: row.text, summary: row.summary, dateMs };
+}
+
+/** The columns an unsend of `shape` writes (UnsendShape). */
+function unsendColumns(old: StoredRow, shape: UnsendShape, atNs: bigint): Values {
+  if (shape === "is_empty") return { text: null, attributedBody: null, is_empty: 1, date_edited: atNs };
+  if (shape === "retracted") return { date_retracted: atNs };
+  if (shape === "summary") return { message_summary_info: unsentColumns(old).message_summary_info };
+  if (shape === "emptied")
+    return { text: null, attributedBody: unsentColumns(old).attributedBody, date_edited: atNs };
+  return { text: null, ...unsentColumns(old), date_retracted: atNs, date_edited: atNs };
 }
 
 function joinLate(db: Db, rowid: number, chatGuid: string): void {
@@ -318,16 +397,26 @@ export function openChatDbWriter(path: string, opts: ChatDbWriterOptions = {}): 
     message: (m) => sql.transaction(() => insertMessage(db, m, account, now)).immediate(),
     joinChat: (rowid, chatGuid) => joinLate(db, rowid, chatGuid),
     edit: (rowid, text) => {
-      const { text: plain, body } = bodyColumns({ chatGuid: null, from: null, text });
-      db.rows.update("message", rowid, { text: plain, attributedBody: body, date_edited: appleNanos(now()) });
-    },
-    unsend: (rowid) =>
-      void db.rows.update("message", rowid, {
+      const old = storedRow(db, rowid, "edit");
+      const at = now();
+      db.rows.update("message", rowid, {
         text: null,
-        attributedBody: null,
-        is_empty: 1,
+        ...editedColumns(old, text, at),
+        date_edited: appleNanos(at),
+      });
+    },
+    unsend: (rowid, shape = "real") => {
+      const old = storedRow(db, rowid, "unsend");
+      db.rows.update("message", rowid, unsendColumns(old, shape, appleNanos(now())));
+    },
+    unsendParts: (rowid, parts) => {
+      const old = storedRow(db, rowid, "unsend");
+      db.rows.update("message", rowid, {
+        ...partlyUnsentColumns(old, parts),
         date_edited: appleNanos(now()),
-      }),
+      });
+    },
+    clearRetraction: (rowid) => void db.rows.update("message", rowid, { date_retracted: 0 }),
     renameChat: (chatGuid, name, by) =>
       sql
         .transaction(() => {
