@@ -131,6 +131,7 @@ function chatDbSources(w: World): SourceItem[] {
     .query(
       `SELECT m.ROWID AS rowid, m.guid AS guid, m.is_from_me AS from_me, m.text AS text,
               m.attributedBody AS body, h.id AS handle, m.is_empty AS empty, m.date_edited AS edited,
+              m.date_retracted AS retracted,
               (SELECT COUNT(*) FROM message_attachment_join j WHERE j.message_id = m.ROWID) AS files
        FROM message m LEFT JOIN handle h ON h.ROWID = m.handle_id
        WHERE m.associated_message_type = 0 ORDER BY m.ROWID`,
@@ -144,6 +145,7 @@ function chatDbSources(w: World): SourceItem[] {
     handle: string | null;
     empty: number;
     edited: number | null;
+    retracted: number | null;
     files: number;
   }[];
   return rows.map((r) => ({
@@ -153,7 +155,8 @@ function chatDbSources(w: World): SourceItem[] {
     sender: r.from_me ? "own" : r.handle === FRIEND ? "allowed" : r.handle === STRANGER ? "stranger" : "own",
     text: r.text ?? decodeAttributedBody(r.body) ?? "",
     files: r.files,
-    ...(r.empty === 1 && (r.edited ?? 0) > 0 ? { deleted: true } : {}),
+    // Unsent as the writer unsends (a real Mac's shape sets date_retracted; the older one is_empty).
+    ...((r.retracted ?? 0) > 0 || (r.empty === 1 && (r.edited ?? 0) > 0) ? { deleted: true } : {}),
   }));
 }
 
