@@ -69,9 +69,9 @@ export function createAllowlistHolder(deps: {
           { id: e.id, person_id: e.person_id, services: next.servicesOf(e) },
           "allowlist entry trusts SMS or RCS, whose sender ids can be forged: anyone who knows this number can write as this person",
         );
-    for (const person of next.singleUsePersons) {
-      log.warn({ person_id: person }, "allowlist person_id is used by only one entry (no cross-source link)");
-    }
+    // One handle per person is the usual case, not a problem: noted at debug level only.
+    for (const person of next.singleUsePersons)
+      log.debug({ person_id: person }, "allowlist person_id is used by only one entry (no cross-source link)");
     log.info({ path, entries: next.entries.length }, "allowlist loaded");
   };
 

@@ -2,24 +2,28 @@
  * `gw demo`: the real service on a temporary data dir with both platforms simulated, on any OS, offline:
  * iMessage through a demo chat.db and the built-in Messages stand-in, Discord through the fake Discord
  * (src/demo/fake-discord, loaded only here), which gw's real connector logs in to as `gw serve` would.
- * Webhooks go to a built-in receiver that verifies them as `gw receiver` does. Ctrl-C / SIGTERM stops the
- * service, then the receiver and the fake Discord, and removes the folder.
+ * Webhooks (messages and events) go to a built-in receiver that verifies them as `gw receiver` does, or to
+ * `--webhook-url`. Like `gw serve` it writes its pid file and reloads the allowlist on SIGHUP, so the
+ * banner's `gw quarantine` / `gw allow` lines work on it. Ctrl-C / SIGTERM stops the service, then the
+ * receiver and the fake Discord, and removes the folder.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { buildConnectors } from "../connectors/registry.ts";
-import { type Logger, systemClock } from "../core/ports.ts";
+import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { banner } from "../demo/banner.ts";
-import { type ChatDbWriter, openChatDbWriter } from "../demo/chatdb-writer.ts";
+import { openChatDbWriter } from "../demo/chatdb-writer.ts";
 import type { DiscordScene } from "../demo/discord-scene.ts";
 import { watchOwnRows } from "../demo/imessage-replies.ts";
 import { startReceiverSink } from "../demo/receiver-sink.ts";
-import { demoAllowlist, FRIEND, preview, SCRIPT, STRANGER } from "../demo/script.ts";
+import { demoAllowlist, FRIEND, preview, STRANGER } from "../demo/script.ts";
+import { runScript } from "../demo/script-runner.ts";
 import { createService } from "../service.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE } from "./exit.ts";
 import { superviseProcess } from "./lifecycle.ts";
+import { makeReachable } from "./reachable.ts";
 import { selfCommand } from "./self.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
@@ -27,6 +31,19 @@ import { configOf, hostOf, loggerOf } from "./setup.ts";
 const DISCORD_READY_TIMEOUT_MS = 15_000;
 /** The demo's stop (the service, the sink, the fake Discord) ends within this. */
 const DEMO_STOP_DEADLINE_MS = 10_000;
+
+/** `--webhook-url <url>`: webhooks go there (e.g. a real `gw receiver`) instead of the built-in receiver. */
+function parseWebhookUrl(argv: readonly string[]): string | null {
+  const i = argv.indexOf("--webhook-url");
+  if (i === -1) return null;
+  const url = argv[i + 1] ?? "";
+  if (!/^https?:\/\/[^\s]+$/.test(url))
+    throw new CommandError(
+      "gw demo: --webhook-url takes an http(s) URL, e.g. --webhook-url http://127.0.0.1:8090/webhook",
+      EXIT_CONFIG,
+    );
+  return url;
+}
 
 function parseInterval(argv: readonly string[]): number {
   const i = argv.indexOf("--interval");
@@ -57,7 +74,7 @@ function writeStandIn(dir: string, chatDbPath: string): string {
   return path;
 }
 
-/** The demo's environment: everything under `dir`, both platforms simulated, webhooks to the sink. */
+/** The demo's environment: everything under `dir`, both platforms simulated, webhooks to `webhookUrl`. */
 function demoEnv(
   ctx: CommandContext,
   dir: string,
@@ -65,7 +82,7 @@ function demoEnv(
     chatDbPath: string;
     token: string;
     discord: DiscordScene;
-    sink: { url: string };
+    webhookUrl: string;
     webhookSecret: string;
   },
 ): Record<string, string | undefined> {
@@ -83,8 +100,10 @@ function demoEnv(
     GW_OSASCRIPT_PATH: writeStandIn(dir, s.chatDbPath),
     GW_COMMUNITY_BOT_TOKEN: s.discord.token,
     GW_COMMUNITY_API_URL: s.discord.apiUrl,
-    GW_WEBHOOK_URL: s.sink.url,
+    GW_WEBHOOK_URL: s.webhookUrl,
     GW_WEBHOOK_SECRET: s.webhookSecret,
+    // Edits, unsends and reactions are pushed too, so the webhook lines show them.
+    GW_WEBHOOK_EVENTS: "all",
     GW_LOG_LEVEL: ctx.env.GW_LOG_LEVEL ?? "warn",
   };
 }
@@ -120,29 +139,6 @@ async function startDemoService(
   return { service, log };
 }
 
-/** Posts the script's lines one per tick, alternating platforms; returns the stop. */
-function runScript(discord: DiscordScene, writer: ChatDbWriter, intervalMs: number, log: Logger): () => void {
-  let n = 0;
-  const tick = () => {
-    const line = SCRIPT[n % SCRIPT.length];
-    if (!line) return;
-    try {
-      if (line.source === "discord") discord.post(line.where, line.from, line.text);
-      else {
-        const from = line.from === "friend" ? FRIEND : STRANGER;
-        writer.message({ chatGuid: `any;-;${from}`, from, text: line.text });
-      }
-      n += 1;
-    } catch (err) {
-      // Busy past its timeout (e.g. the stand-in writing a reply): this line goes out on the next tick.
-      log.warn({ err: String(err) }, "demo: could not post the next simulated message; trying again");
-    }
-  };
-  tick();
-  const generator = setInterval(tick, intervalMs);
-  return () => clearInterval(generator);
-}
-
 export async function demo(ctx: CommandContext): Promise<number> {
   const intervalMs = parseInterval(ctx.argv);
   const print = (line: string) => void ctx.stdout.write(`${line}\n`);
@@ -160,8 +156,13 @@ export async function demo(ctx: CommandContext): Promise<number> {
     });
     undo.push(() => discord.stop());
     const webhookSecret = randomHex(32);
-    const sink = startReceiverSink({ secret: webhookSecret, print, label: discord.label });
-    undo.push(() => sink.stop());
+    const ownWebhookUrl = parseWebhookUrl(ctx.argv);
+    let webhookUrl = ownWebhookUrl;
+    if (webhookUrl === null) {
+      const sink = startReceiverSink({ secret: webhookSecret, print, label: discord.label });
+      undo.push(() => sink.stop());
+      webhookUrl = sink.url;
+    }
 
     const chatDbPath = join(dir, "Library/Messages/chat.db");
     mkdirSync(dirname(chatDbPath), { recursive: true });
@@ -172,17 +173,28 @@ export async function demo(ctx: CommandContext): Promise<number> {
     writeFileSync(join(dir, "allowlist.toml"), demoAllowlist(discord.friend.id));
 
     const token = randomHex(24);
-    const env = demoEnv(ctx, dir, { chatDbPath, token, discord, sink, webhookSecret });
+    const env = demoEnv(ctx, dir, { chatDbPath, token, discord, webhookUrl, webhookSecret });
     const { service, log } = await startDemoService(ctx, env, dir, undo);
     const base = `http://127.0.0.1:${service.app.server?.port ?? env.GW_BIND_PORT}`;
+    // Reachable as gw serve is: gw quarantine / gw allow (with the banner's paths) signal this process.
+    const unreachable = makeReachable({
+      dbPath: env.GW_DB_PATH as string,
+      reload: service.allowlist.reload,
+      log,
+      events: process,
+    });
+    undo.push(unreachable);
     ctx.stdout.write(
       banner({
         base,
         token,
         chatDb: chatDbPath,
+        dbPath: env.GW_DB_PATH as string,
+        allowlistPath: env.GW_ALLOWLIST_PATH as string,
+        gw: selfCommand(),
         intervalMs,
         discordChannelId: discord.channelId,
-        webhookUrl: sink.url,
+        webhook: { url: webhookUrl, secret: webhookSecret, own: ownWebhookUrl !== null },
       }),
     );
     const replies = watchOwnRows(writer.db, (r) =>

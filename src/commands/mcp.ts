@@ -87,7 +87,7 @@ async function phoneApproval(
 }
 
 export async function mcp(ctx: CommandContext): Promise<number> {
-  const config = configOf(ctx);
+  const config = configOf(ctx, { client: true });
   const channel = config.mcpChannel || ctx.argv.includes("--channel");
   const extended = channel || config.mcpExtended || ctx.argv.includes("--extended");
   if (channel && !config.agentId)

@@ -38,6 +38,26 @@ export function terminalSafe(text: string, max = Number.POSITIVE_INFINITY): stri
 const quoted = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
 /**
+ * A person id to suggest for a stranger (pure): their name as a slug ("Free Nitro 🎁" → free-nitro), else
+ * `person-` and the last characters of their id. Never a shell metacharacter: the line is pasted as printed.
+ */
+export function suggestedPerson(s: Pick<QuarantinedSender, "sender_id" | "sender_name">): string {
+  const slug = s.sender_name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 32);
+  if (slug !== "" && !/^\d[\d-]*$/.test(slug)) return slug;
+  return `person-${
+    s.sender_id
+      .replace(/[^A-Za-z0-9]/g, "")
+      .slice(-4)
+      .toLowerCase() || "new"
+  }`;
+}
+
+/**
  * Why a sender's messages are held, and the `gw allow` line that lets them through (null: nothing to allow):
  * not on the allowlist; on it, but over a service its entry does not trust (SMS, RCS: forgeable sender ids);
  * or allowed since (stored messages keep their status). Pure.
@@ -60,7 +80,7 @@ function whyHeld(s: QuarantinedSender, allowlist: Allowlist | null): { why: stri
   if (!entry)
     return {
       why: `not on the allowlist${neverNote}`,
-      allow: `gw allow ${s.source} ${quoted(s.sender_id)} --person <name>${servicesFlag}${forged}`,
+      allow: `gw allow ${s.source} ${quoted(s.sender_id)} --person ${suggestedPerson(s)}${servicesFlag}${forged}`,
     };
   if (untrusted.length === 0)
     return {

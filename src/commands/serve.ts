@@ -13,7 +13,7 @@ import { StoreVersionError } from "../store/open.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE } from "./exit.ts";
 import { superviseProcess } from "./lifecycle.ts";
-import { pidFileOf, removePidFile, writePidFile } from "./pid-file.ts";
+import { makeReachable } from "./reachable.ts";
 import { configOf, hostOf, loggerOf } from "./setup.ts";
 
 /** The ordered stop ends within this, or the process exits without the rest of it. */
@@ -71,8 +71,12 @@ export async function serve(ctx: CommandContext): Promise<number> {
     );
   }
   const port = app.server?.port ?? config.bindPort;
-  const pidFile = pidFileOf(config.dbPath);
-  writePidFile(pidFile, process.pid);
+  const unreachable = makeReachable({
+    dbPath: config.dbPath,
+    reload: service.allowlist.reload,
+    log,
+    events: process,
+  });
   log.info(
     { version: VERSION, host: config.bindHost, port, db: config.dbPath },
     `gw serve listening on http://${config.bindHost}:${port}`,
@@ -88,11 +92,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
       await service.close();
     },
     recover: (err, origin) => service.restartConnectorOf(origin, err),
-    finish: () => removePidFile(pidFile, process.pid),
-  });
-  process.on("SIGHUP", () => {
-    log.info({}, "SIGHUP: reloading the allowlist");
-    service.allowlist.reload();
+    finish: unreachable,
   });
   service.start().catch((err) => {
     log.error({ err: String(err) }, "gw serve could not start its connectors");

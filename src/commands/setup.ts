@@ -17,9 +17,14 @@ export function hostOf(ctx: CommandContext, homeDir = ctx.homeDir): HostInfo {
 
 export function configOf(
   ctx: CommandContext,
-  opts: { env?: Env; host?: HostInfo; required?: SettingKey[] } = {},
+  opts: { env?: Env; host?: HostInfo; required?: SettingKey[]; client?: boolean } = {},
 ): Config {
-  const loaded = loadConfig(opts.env ?? ctx.env, opts.host ?? hostOf(ctx), opts.required ?? ["bearerToken"]);
+  const loaded = loadConfig(
+    opts.env ?? ctx.env,
+    opts.host ?? hostOf(ctx),
+    opts.required ?? ["bearerToken"],
+    opts.client ?? false,
+  );
   for (const w of loaded.warnings) ctx.stderr.write(`warning: ${w}\n`);
   if (!loaded.ok) throw new CommandError(formatProblems(loaded.problems), EXIT_CONFIG);
   return loaded.config;

@@ -25,6 +25,8 @@ export function loadConfig(
   env: Env,
   host: HostInfo,
   required: readonly SettingKey[] = ["bearerToken"],
+  /** A client of gw serve (gw mcp, gw receiver): its token is the service's, never a new one. */
+  client = false,
 ): LoadResult {
   const dirs = defaultDirs(env, host);
   const problems: ConfigProblem[] = [];
@@ -38,7 +40,10 @@ export function loadConfig(
         problems.push({
           variable: s.env,
           problem: raw === "" ? "is empty" : "is not set",
-          fix: `set it, e.g. export ${s.env}=$(openssl rand -hex 32)`,
+          fix:
+            client && key === "bearerToken"
+              ? "set it to the token gw serve runs with (not a new one): the GW_BEARER_TOKEN line of ~/.config/gw/env after gw service install, or the export line gw demo prints"
+              : `set it, e.g. export ${s.env}=$(openssl rand -hex 32)`,
         });
       }
       continue;

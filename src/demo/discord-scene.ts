@@ -14,6 +14,12 @@ export const DEMO_BOT_TOKEN = "gw-demo.not-a-real-discord-token";
 /** Discord's own heartbeat interval, so the demo's gateway behaves like the real one. */
 const HEARTBEAT_INTERVAL_MS = 41_250;
 
+/** A message posted on the fake Discord: its id and its channel's. */
+export interface Posted {
+  id: string;
+  channelId: string;
+}
+
 export interface DiscordScene {
   token: string;
   apiUrl: string;
@@ -23,7 +29,12 @@ export interface DiscordScene {
   channelId: string;
   /** A short name for one of the scene's gw channel ids (`#general`, `DM @demo_friend`), else null. */
   label(gwChannelId: string): string | null;
-  post(where: "channel" | "dm", from: Who, text: string): void;
+  /** Posts as a member; the posted message's Discord ids. */
+  post(where: "channel" | "dm", from: Who, text: string): Posted;
+  /** The friend edits, reacts to or deletes one of their messages. */
+  edit(m: Posted, text: string): void;
+  react(m: Posted, emoji: string): void;
+  remove(m: Posted): void;
   stop(): Promise<void>;
 }
 
@@ -62,11 +73,13 @@ export async function startDiscordScene(opts: {
     channelId: `${CHANNEL_PREFIX.channel}${general.id}`,
     label: (id) => labels.get(id) ?? null,
     post(where, from, text) {
-      fake.message(where === "dm" ? dm.id : general.id, {
-        author: from === "friend" ? friend : stranger,
-        content: text,
-      });
+      const channelId = where === "dm" ? dm.id : general.id;
+      const m = fake.message(channelId, { author: from === "friend" ? friend : stranger, content: text });
+      return { id: m.id as string, channelId };
     },
+    edit: (m, text) => void fake.edit(m.channelId, m.id, text),
+    react: (m, emoji) => fake.react(m.channelId, m.id, friend, emoji),
+    remove: (m) => fake.remove(m.channelId, [m.id]),
     stop: () => fake.stop(),
   };
 }

@@ -43,7 +43,7 @@ describe.each([false, true])("quarantine → allow → reload (compiled: %p)", (
       expect(q.stdout).toContain(`device_messenger:\n  ${STRANGER}: 2 messages over iMessage, first `);
       expect(q.stdout).toContain("    why: not on the allowlist\n");
       expect(q.stdout).toContain('last: "please add me [31mnow"');
-      expect(q.stdout).toContain(`allow: gw allow device_messenger '${STRANGER}' --person <name>`);
+      expect(q.stdout).toContain(`allow: gw allow device_messenger '${STRANGER}' --person person-0199`);
       const json = JSON.parse((await run(["quarantine", "--json"], env, binary)).stdout) as {
         senders: { sender_id: string; count: number }[];
       };

@@ -30,13 +30,18 @@ test("the demo allowlist holds the friend on both platforms as one person", () =
   expect(demoAllowlist("1")).toContain(FRIEND);
 });
 
-test("the script alternates platforms and has both outcomes on each", () => {
+test("the script alternates platforms, has both outcomes on each, and the friend edits, unsends and reacts on each", () => {
   SCRIPT.forEach((line, i) => {
     expect(line.source).toBe(i % 2 === 0 ? "imessage" : "discord");
   });
-  for (const source of ["imessage", "discord"])
+  for (const source of ["imessage", "discord"]) {
     for (const from of ["friend", "stranger"])
-      expect(SCRIPT.some((l) => l.source === source && l.from === from)).toBe(true);
+      expect(
+        SCRIPT.some((l) => l.source === source && l.from === from && "text" in l && !("change" in l)),
+      ).toBe(true);
+    for (const change of ["edit", "unsend", "react"])
+      expect(SCRIPT.some((l) => l.source === source && "change" in l && l.change === change)).toBe(true);
+  }
 });
 
 test("preview flattens and shortens", () => {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { parseAllowlist } from "../../src/allowlist/parse.ts";
-import { quarantineLines, terminalSafe } from "../../src/commands/quarantine.ts";
+import { quarantineLines, suggestedPerson, terminalSafe } from "../../src/commands/quarantine.ts";
 import type { QuarantinedSender } from "../../src/store/messages.ts";
 
 test("terminalSafe removes control characters, escape sequences and direction overrides", () => {
@@ -39,12 +39,12 @@ test("quarantineLines: per source, counts, first and last seen, preview and the 
     "  +15555550199: 3 messages over iMessage, first 2026-11-20T00:00:00.000Z, last 2026-11-24T10:00:00.000Z",
     "    why: not on the allowlist",
     `    last: "it's me, let me in"`,
-    "    allow: gw allow device_messenger '+15555550199' --person <name>",
+    "    allow: gw allow device_messenger '+15555550199' --person person-0199",
     "community_chat:",
     "  998877665544332211 (mallory): 1 message, first 2026-11-24T09:00:00.000Z, last 2026-11-24T09:00:00.000Z",
     "    why: not on the allowlist",
     '    last: "click this [31m link"',
-    "    allow: gw allow community_chat '998877665544332211' --person <name>",
+    "    allow: gw allow community_chat '998877665544332211' --person mallory",
   ]);
   expect(quarantineLines([])).toEqual(["No quarantined senders."]);
 });
@@ -80,8 +80,18 @@ test("quarantineLines: the service of held messages and why; an allowlisted numb
     "    allow: gw allow device_messenger '+15555550100' --person 'ann' --services iMessage,SMS  # SMS and RCS sender ids can be forged: trust them only if you accept that",
     "    why: allowlisted as person bob, but over iMessageLite, which the entry does not trust; iMessageLite can never be trusted",
     "    why: not on the allowlist",
-    "    allow: gw allow device_messenger '+15555550102' --person <name> --services iMessage,RCS  # SMS and RCS sender ids can be forged: trust them only if you accept that",
+    "    allow: gw allow device_messenger '+15555550102' --person person-0102 --services iMessage,RCS  # SMS and RCS sender ids can be forged: trust them only if you accept that",
     "    why: allowed since as person bob (stored messages keep their status)",
   ]);
   expect(lines[1]).toContain("1 message over SMS, first");
+});
+
+test("suggestedPerson: a slug of the name, else person- and the id's last characters; never a shell metacharacter", () => {
+  const p = (sender_name: string, sender_id = "+15555550199") => suggestedPerson({ sender_id, sender_name });
+  expect(p("Free Nitro 🎁")).toBe("free-nitro");
+  expect(p("Ann-Marie O'Neil")).toBe("ann-marie-o-neil");
+  expect(p("Zoë")).toBe("zoe");
+  expect(p("+15555550199")).toBe("person-0199");
+  expect(p("🎁🎁", "998877665544332211")).toBe("person-2211");
+  expect(p("<x> | rm -rf ~; $(id)")).toBe("x-rm-rf-id");
 });
