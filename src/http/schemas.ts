@@ -57,7 +57,18 @@ export const UnreadQuery = t.Object({
   ),
 });
 
-export const QuarantineQuery = t.Object(ListQuery);
+export const QuarantineQuery = t.Object({
+  ...ListQuery,
+  before: t.Optional(
+    t.String({
+      pattern: MESSAGE_ID_PATTERN,
+      description:
+        "Beyond the spec, additive: only messages older than this quarantined message (the last one of the " +
+        "previous page), to read the whole quarantine page by page, newest to oldest.",
+      error: () => "before",
+    }),
+  ),
+});
 
 export const EventsQuery = t.Object({
   since: t.Optional(

@@ -53,6 +53,12 @@ export const QUARANTINE_SQL = `
   WHERE allowlist_status = 'unknown' AND message_ts > ?1
   ORDER BY message_ts DESC, id DESC LIMIT ?2`;
 
+/** The same, older than a message (?3 its time, ?4 its id): the next page back. */
+export const QUARANTINE_BEFORE_SQL = `
+  SELECT * FROM messages INDEXED BY messages_status_ts
+  WHERE allowlist_status = 'unknown' AND message_ts > ?1 AND (message_ts, id) < (?3, ?4)
+  ORDER BY message_ts DESC, id DESC LIMIT ?2`;
+
 /**
  * One quarantined sender: how many messages, the first and last, the newest one's text, and the services
  * their messages came over (iMessage's `raw.service`, sorted; empty for Discord).
@@ -123,6 +129,7 @@ function prepareStatements(db: Database) {
     before: db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_BEFORE_SQL),
     after: db.prepare<MessageRow, [string, number, string, number, string]>(CONTEXT_AFTER_SQL),
     quarantined: db.prepare<MessageRow, [number, number]>(QUARANTINE_SQL),
+    quarantinedBefore: db.prepare<MessageRow, [number, number, number, string]>(QUARANTINE_BEFORE_SQL),
     unlinkedOutbound: db.prepare<MessageRow, [string, string, number, number]>(
       `SELECT * FROM messages INDEXED BY messages_channel_status_ts
      WHERE channel_id = ?2 AND allowlist_status = 'outbound' AND message_ts BETWEEN ?3 AND ?4
@@ -214,8 +221,16 @@ export function createMessageStore(db: Database) {
         return { ...s, count: c?.count ?? 1, first_ts: c?.first_ts ?? s.last_ts, services: services.sort() };
       });
     },
-    /** Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`. */
-    quarantine(sinceMs: number | null, limit: number): MessageRow[] {
+    /**
+     * Quarantined messages newest first, `message_ts` strictly greater than `sinceMs`; with `before`, only
+     * those older than that message (in (message_ts, id) order: the page after the one it ended).
+     */
+    quarantine(
+      sinceMs: number | null,
+      limit: number,
+      before: Pick<MessageRow, "message_ts" | "id"> | null = null,
+    ): MessageRow[] {
+      if (before) return s.quarantinedBefore.all(sinceMs ?? BEFORE_ALL_TIME, limit, before.message_ts, before.id);
       return s.quarantined.all(sinceMs ?? BEFORE_ALL_TIME, limit);
     },
   };

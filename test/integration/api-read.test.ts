@@ -284,4 +284,41 @@ describe("F. GET /messages/quarantine", () => {
       expect(bad.body.error?.code).toBe("VALIDATION_FAILED");
     }
   });
+
+  test("before (additive) pages back through the whole quarantine, ties included, each message once", async () => {
+    const t = await testService();
+    // Seven strangers' messages, three of them in one millisecond (a page boundary falls among them).
+    const ms = [1, 2, 3, 3, 3, 4, 5];
+    const ids = t.seed(ms.map((d) => inbound({ timestampMs: T0 + d, sender: STRANGER }))) as string[];
+    t.seed([inbound({ timestampMs: T0 + 6 })]);
+    const page = async (q: string) => {
+      const res = await t.request("GET", `/messages/quarantine${q}`, { headers: AUTH });
+      return { status: res.status, body: (await res.json()) as List & Partial<Err> };
+    };
+    const seen: string[] = [];
+    let before = "";
+    for (let guard = 0; guard < 10; guard++) {
+      const { body } = await page(`?limit=2${before ? `&before=${before}` : ""}`);
+      seen.push(...body.messages.map((m) => m.id));
+      if (body.messages.length < 2) break;
+      before = body.messages.at(-1)?.id as string;
+    }
+    // Newest first, ties in reverse arrival, every one once; the spec's `next_since` alone never gets here.
+    expect(seen).toEqual([...ids].reverse());
+    expect(
+      (await page(`?since=2026-01-01T12:00:00.002Z&before=${ids[5]}`)).body.messages.map((m) => m.id),
+    ).toEqual([ids[4], ids[3], ids[2]]);
+    for (const q of [
+      "?before=msg_nope",
+      `?before=${EMPTY_ID}`,
+      `?before=${t.seed([inbound({ timestampMs: T0 + 9 })])[0]}`,
+    ]) {
+      const bad = await page(q);
+      expect([bad.status, bad.body.error?.code, bad.body.error?.details.field]).toEqual([
+        400,
+        "VALIDATION_FAILED",
+        "before",
+      ]);
+    }
+  });
 });

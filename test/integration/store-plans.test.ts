@@ -6,7 +6,12 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { CHANNEL_PAGE_SQL } from "../../src/store/channel-list.ts";
-import { CONTEXT_AFTER_SQL, CONTEXT_BEFORE_SQL, QUARANTINE_SQL } from "../../src/store/messages.ts";
+import {
+  CONTEXT_AFTER_SQL,
+  CONTEXT_BEFORE_SQL,
+  QUARANTINE_BEFORE_SQL,
+  QUARANTINE_SQL,
+} from "../../src/store/messages.ts";
 import { RUN_AT_OR_BEFORE_SQL, unreadCandidatesSql } from "../../src/store/reads.ts";
 import { openStore } from "../../src/store/store.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -84,6 +89,11 @@ test("context walks the channel index both ways", () => {
 
 test("quarantine walks the status index newest first", () => {
   expectIndexed(QUARANTINE_SQL, "messages_status_ts", "allowlist_status=? AND message_ts>?");
+  expectIndexed(
+    QUARANTINE_BEFORE_SQL,
+    "messages_status_ts",
+    "allowlist_status=? AND message_ts>? AND (message_ts,id)<(?,?)",
+  );
 });
 
 test("single message and dedupe lookups use unique keys", () => {

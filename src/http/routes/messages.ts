@@ -133,9 +133,18 @@ export function messageRoutes(deps: MessageRouteDeps) {
     .get(
       "/messages/quarantine",
       ({ query }) => {
+        const before = query.before === undefined ? null : store.messages.get(query.before);
+        if (query.before !== undefined && before?.allowlist_status !== "unknown")
+          throw new AppError(
+            "VALIDATION_FAILED",
+            "before must be the id of a quarantined message: the last one of the previous page.",
+            { field: "before", reason: "not a quarantined message" },
+            { status: 400 },
+          );
         const rows = store.messages.quarantine(
           parseSince(query.since),
           Math.min(query.limit ?? LIMIT_DEFAULT, LIMIT_MAX),
+          before,
         );
         return list(deps, rows, query.since);
       },
@@ -144,7 +153,10 @@ export function messageRoutes(deps: MessageRouteDeps) {
         response: { 200: MessageListResponse, ...errorResponses(400, 401) },
         detail: {
           summary: "Quarantined messages",
-          description: "Messages from senders not on the allowlist, newest first.",
+          description:
+            "Messages from senders not on the allowlist, newest first. `next_since` is the newest timestamp " +
+            "returned (the spec's rule), so following it only ever reads newer messages; to read the whole " +
+            "quarantine, pass the last message of each page as `before` until a page comes back short.",
         },
       },
     )
