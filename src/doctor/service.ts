@@ -1,8 +1,8 @@
 /**
- * `gw doctor`'s checks of what runs (runner): the running `gw serve` (its `/healthz` connector states
- * and dead webhooks), or whether its port is free; and the webhook target, sent one signed test delivery
- * (`X-GW-Event: ping`) that `gw receiver` verifies and does not run. Every request is bounded by
- * PROBE_TIMEOUT_MS.
+ * `gw doctor`'s checks of what runs (runner): the running `gw serve` (whether it accepts this shell's
+ * token, its `/healthz` connector states beside this configuration's, its dead webhooks), or whether its
+ * port is free; and the webhook target, sent one signed test delivery (`X-GW-Event: ping`) that
+ * `gw receiver` verifies and does not run. Every request is bounded by PROBE_TIMEOUT_MS.
  */
 import type { Config } from "../config/settings.ts";
 import { hostPort } from "../core/http-edge.ts";
@@ -10,40 +10,33 @@ import { healthUrl, probeHealth } from "../service-manager/health-probe.ts";
 import type { ServiceStatus } from "../service-manager/status.ts";
 import { pingDelivery } from "../webhooks/sign.ts";
 import { type Check, fail, ok, warn } from "./check.ts";
+import { type Configured, connectorChecks, contradicted } from "./connectors.ts";
+import { bearerTokenCheck } from "./token.ts";
 
 export const PROBE_TIMEOUT_MS = 5_000;
 
-export async function runningServiceChecks(config: Config, fetcher: typeof fetch): Promise<Check[]> {
+/** What the running service reports, and the config-scope lines its connectors replace (connectors.ts). */
+export interface RunningReport {
+  checks: Check[];
+  contradicted: string[];
+}
+
+export async function runningServiceChecks(
+  config: Config,
+  fetcher: typeof fetch,
+  here: { configured: Record<string, Configured>; envFilePath: string },
+): Promise<RunningReport> {
   const at = hostPort(config.bindHost, config.bindPort);
-  const health = await probeHealth(healthUrl(config.bindHost, config.bindPort), fetcher, PROBE_TIMEOUT_MS);
-  if (!health.connectors) {
-    if (portFree(config.bindHost, config.bindPort))
-      return [
-        warn(
-          "serve",
-          `gw serve is not running on ${at}`,
-          "agents and webhooks get nothing until it runs",
-          "start it: `gw serve`, or run it at login: `gw service install`",
-        ),
-      ];
-    return [
-      fail(
-        "serve",
-        `port ${at} is taken by another program`,
-        "gw serve cannot listen there",
-        "set GW_BIND_PORT to a free port",
-      ),
-    ];
-  }
-  const checks = [ok("serve", `gw ${health.version ?? ""} is serving on ${at} (status ${health.status})`)];
-  for (const [name, state] of Object.entries(health.connectors)) {
-    const id = `serve-${name}`;
-    const what = `running gw serve: ${name} is ${state}`;
-    const detail = health.details?.[name] ?? "";
-    if (state === "ok" || state === "disabled") checks.push(ok(id, what));
-    else if (state === "error") checks.push(fail(id, what, detail, "fix that, then restart gw serve"));
-    else checks.push(warn(id, what, detail, "wait a moment and run gw doctor again"));
-  }
+  const url = healthUrl(config.bindHost, config.bindPort);
+  const health = await probeHealth(url, fetcher, PROBE_TIMEOUT_MS);
+  if (!health.connectors) return { checks: [notServing(config)], contradicted: [] };
+  const token = config.bearerToken ?? "";
+  const probe = { healthUrl: url, at, token, envFilePath: here.envFilePath, timeoutMs: PROBE_TIMEOUT_MS };
+  const checks = [
+    ok("serve", `gw ${health.version ?? ""} is serving on ${at} (status ${health.status})`),
+    ...(token ? [await bearerTokenCheck(probe, fetcher)] : []),
+    ...connectorChecks(at, { connectors: health.connectors, details: health.details }, here.configured),
+  ];
   const dead = health.deadWebhooks ?? 0;
   if (dead > 0)
     checks.push(
@@ -54,7 +47,25 @@ export async function runningServiceChecks(config: Config, fetcher: typeof fetch
         "see `gw webhooks list --status dead`, then `gw webhooks redeliver --all-dead`",
       ),
     );
-  return checks;
+  return { checks, contradicted: contradicted(health.connectors, here.configured) };
+}
+
+/** Nothing gw answers on the port: free (not running) or another program's. */
+function notServing(config: Config): Check {
+  const at = hostPort(config.bindHost, config.bindPort);
+  if (portFree(config.bindHost, config.bindPort))
+    return warn(
+      "serve",
+      `gw serve is not running on ${at}`,
+      "agents and webhooks get nothing until it runs",
+      "start it: `gw serve`, or run it at login: `gw service install`",
+    );
+  return fail(
+    "serve",
+    `port ${at} is taken by another program`,
+    "gw serve cannot listen there",
+    "set GW_BIND_PORT to a free port",
+  );
 }
 
 function portFree(host: string, port: number): boolean {

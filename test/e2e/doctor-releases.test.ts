@@ -41,6 +41,7 @@ test("the chat.db line names each release's schema", async () => {
     const { path, check } = found[i] as Awaited<ReturnType<typeof chatDbCheck>>;
     expect(check).toEqual({
       id: "chat-db",
+      scope: "config",
       level: "ok",
       what: `chat.db readable at ${path} (${LINES[release]}; last ROWID 0)`,
     });

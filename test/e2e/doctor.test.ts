@@ -1,9 +1,11 @@
 /**
- * `gw doctor`: one line per check (`ok | warn | fail: what — why — how to fix`) or `--json`, against
- * prepared good and broken set-ups: files, the allowlist, chat.db, the fake Discord, a real `gw receiver`
- * sent a signed test delivery, and a running `gw serve`. Exit 1 only when a check fails.
+ * `gw doctor`: one line per check (`ok | warn | fail: what — why — how to fix`) under a heading per scope
+ * (this shell's configuration, the running service) or `--json` with each check's scope, against prepared
+ * good and broken set-ups: files, the allowlist, chat.db, the fake Discord, a real `gw receiver` sent a
+ * signed test delivery, and a running `gw serve` (its connectors beside this shell's, whether it accepts
+ * this shell's token). Exit 1 only when a check fails.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
@@ -11,6 +13,7 @@ import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/de
 import type { Check } from "../../src/doctor/check.ts";
 import { currentLogFile } from "../../src/log/logger.ts";
 import { openStore } from "../../src/store/store.ts";
+import { chatDbServeEnv, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
 import {
   freePort,
   type GwProcess,
@@ -20,7 +23,7 @@ import {
   waitFor,
   waitForHealth,
 } from "../helpers/process.ts";
-import { ALLOWLIST } from "../helpers/service.ts";
+import { ALLOWLIST, TOKEN } from "../helpers/service.ts";
 import {
   fakeLaunchctl,
   launchctlPrintRunning,
@@ -68,7 +71,15 @@ test("everything in place: exit 0, every line ok, in the `level: what` form", as
   expect(r.out).toMatch(
     /^ok: chat\.db readable at .* \(macOS 15 Sequoia schema, \d+ message columns; last ROWID 0\)$/m,
   );
-  for (const line of r.out.trim().split("\n")) expect(line).toMatch(/^(ok|warn): /);
+  const [config, service] = r.out.trim().split("\n\n");
+  expect(config?.split("\n")[0]).toBe(
+    "this shell's configuration (what `gw serve` would run if started from here):",
+  );
+  expect(service?.split("\n")[0]).toBe(
+    `the running service on 127.0.0.1:${env.GW_BIND_PORT} (what runs now, with the configuration it was started with):`,
+  );
+  for (const section of [config, service])
+    for (const line of section?.split("\n").slice(1) ?? []) expect(line).toMatch(/^(ok|warn): /);
   expect(r.code).toBe(0);
 });
 
@@ -99,6 +110,7 @@ test("--json: the same checks with ids, levels, why and fix; a missing allowlist
   expect(r.byId("allowlist")).toEqual([
     {
       id: "allowlist",
+      scope: "config",
       level: "warn",
       what: `no allowlist at ${env.GW_ALLOWLIST_PATH}`,
       why: "every sender is quarantined, so no agent sees a message",
@@ -106,9 +118,12 @@ test("--json: the same checks with ids, levels, why and fix; a missing allowlist
     },
   ]);
   expect(r.byId("serve")[0]).toMatchObject({
+    scope: "running",
     level: "warn",
     what: expect.stringContaining("gw serve is not running"),
   });
+  // Nothing answers, so no token check: the "not running" line covers it.
+  expect(r.byId("bearer-token")).toEqual([]);
 });
 
 test("a running gw serve: its connector states are reported; an error state fails", async () => {
@@ -313,5 +328,124 @@ describe("the login service", () => {
       fix: expect.stringContaining("gw service install"),
     });
     expect(stopped.code).toBe(1);
+  });
+});
+
+describe("a gw serve started with another configuration than this shell's", () => {
+  // The running service reads a chat.db and connects to a (fake) Discord; the shells that run gw doctor
+  // below have neither setting, only the same GW_BIND_PORT and a right or wrong GW_BEARER_TOKEN.
+  let fake: FakeDiscord;
+  let port: number;
+  const WRONG = "wrong-token-5f3a9c0d1e2b4a67";
+  const shell = (token: string) => setup({ GW_BIND_PORT: String(port), GW_BEARER_TOKEN: token }).env;
+  const linux = process.platform !== "darwin"; // on macOS this shell's configuration reads chat.db too
+
+  beforeAll(async () => {
+    fake = await startFakeDiscord();
+    const served = chatDbServeEnv({
+      GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
+      GW_COMMUNITY_API_URL: fake.apiUrl,
+      GW_DEVICE_POLL_INTERVAL_MS: "50",
+    });
+    port = served.port;
+    running.push(spawnGw(["serve"], served.env));
+    await waitForHealth(port);
+    await waitFor(async () => {
+      const h = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+        connectors: Record<string, { state: string }>;
+      };
+      return h.connectors.community_chat?.state === "ok" && h.connectors.device_messenger?.state === "ok"
+        ? true
+        : undefined;
+    }, "both connectors of the running service to be ok");
+    served.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "unread before doctor" });
+    await waitFor(async () => ((await unreadOf("gw-doctor")).length === 1 ? true : undefined), "the message");
+  });
+  afterAll(() => fake.stop());
+
+  async function unreadOf(agent: string): Promise<unknown[]> {
+    const res = await fetch(`http://127.0.0.1:${port}/messages/unread?limit=10`, {
+      headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": agent },
+    });
+    return ((await res.json()) as { messages: unknown[] }).messages;
+  }
+
+  test("a wrong GW_BEARER_TOKEN fails, names the fix, and never prints the token (exit 1)", async () => {
+    const env = shell(WRONG);
+    const r = await doctor(env);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      `fail: the running service on 127.0.0.1:${port} rejects this shell's GW_BEARER_TOKEN (HTTP 401) — agents get 401: it was started with another token — use the token gw serve was started with: GW_BEARER_TOKEN in ${env.HOME}/.config/gw/env when the login service runs it (gw service install), or the one gw demo's banner prints`,
+    );
+    const json = await doctorJson(env);
+    expect(json.code).toBe(1);
+    expect(json.byId("bearer-token")).toEqual([
+      {
+        id: "bearer-token",
+        scope: "running",
+        level: "fail",
+        what: `the running service on 127.0.0.1:${port} rejects this shell's GW_BEARER_TOKEN (HTTP 401)`,
+        why: "agents get 401: it was started with another token",
+        fix: expect.stringContaining("use the token gw serve was started with"),
+      },
+    ]);
+    for (const out of [r.out, JSON.stringify(json.report)]) expect(out).not.toContain(WRONG);
+  });
+
+  test("the right token is accepted, and the request marks nothing read", async () => {
+    const r = await doctorJson(shell(TOKEN));
+    expect(r.byId("bearer-token")).toEqual([
+      {
+        id: "bearer-token",
+        scope: "running",
+        level: "ok",
+        what: `GW_BEARER_TOKEN is accepted by the running service on 127.0.0.1:${port}`,
+      },
+    ]);
+    expect(r.code).toBe(0);
+    expect(await unreadOf("gw-doctor")).toHaveLength(1);
+  });
+
+  test("connectors it runs and this configuration would not: one line each, no contradicting pair", async () => {
+    const r = await doctor(shell(TOKEN));
+    expect(r.code).toBe(0);
+    const other = "it was started with another configuration";
+    expect(r.out).toContain(
+      `ok: the running service on 127.0.0.1:${port} connects to Discord (community_chat ok); this shell's configuration would not (GW_COMMUNITY_BOT_TOKEN unset): ${other}\n`,
+    );
+    // Before: "ok: Discord is off …" beside "ok: running gw serve: community_chat is ok".
+    expect(r.out).not.toContain("Discord is off");
+    expect(r.out).not.toContain("running gw serve: community_chat");
+    if (linux) {
+      expect(r.out).toContain(
+        `ok: the running service on 127.0.0.1:${port} reads iMessage (device_messenger ok); this shell's configuration would not (GW_CHAT_DB_PATH unset): ${other}\n`,
+      );
+      expect(r.out).not.toContain("iMessage is off");
+      expect(r.out).not.toContain("running gw serve: device_messenger");
+    }
+    // The clarifying lines stand under the running service's heading, after this shell's configuration.
+    const running = r.out.indexOf(`the running service on 127.0.0.1:${port} (what runs now`);
+    expect(r.out.indexOf("this shell's configuration (what `gw serve` would run")).toBe(0);
+    expect(running).toBeGreaterThan(0);
+    expect(r.out.indexOf("connects to Discord")).toBeGreaterThan(running);
+  });
+
+  test("--json gives each check its scope: config or running", async () => {
+    const r = await doctorJson(shell(TOKEN));
+    const scopes = Object.fromEntries(r.report.checks.map((c) => [c.id, c.scope]));
+    expect(scopes).toMatchObject({
+      config: "config",
+      state: "config",
+      allowlist: "config",
+      webhook: "config",
+      serve: "running",
+      "bearer-token": "running",
+      "serve-community_chat": "running",
+      "serve-device_messenger": "running",
+      "login-service": "running",
+    });
+    for (const c of r.report.checks) expect(["config", "running"]).toContain(c.scope as string);
+    expect(scopes.discord).toBeUndefined();
+    if (linux) expect(scopes.imessage).toBeUndefined();
   });
 });
