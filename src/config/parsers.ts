@@ -168,3 +168,27 @@ export const envNameList: Parser<string[]> = (raw) => {
     );
   return names;
 };
+
+/**
+ * A program's own argument list: a JSON array of strings (`[]` for none), so no shell quoting is
+ * involved and nothing else can be spliced in. Anything else is refused; a NUL byte cannot be in argv.
+ */
+export const jsonStringArray: Parser<string[]> = (raw) => {
+  const fix = 'write the arguments as a JSON array of strings, e.g. ["run", "--quiet"], or [] for none';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new SettingError("is not JSON", fix);
+  }
+  if (!Array.isArray(parsed)) throw new SettingError("is not a JSON array", fix);
+  const bad = parsed.findIndex((a) => typeof a !== "string");
+  if (bad !== -1)
+    throw new SettingError(
+      `has an entry that is not a string (at ${bad}: ${JSON.stringify(parsed[bad])})`,
+      fix,
+    );
+  if (parsed.some((a) => (a as string).includes("\0")))
+    throw new SettingError("has an entry with a NUL byte", fix);
+  return parsed as string[];
+};

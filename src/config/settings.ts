@@ -374,6 +374,14 @@ export const SETTINGS = {
     fallback: value("claude"),
     parse: p.text,
   }),
+  receiverAgentArgs: setting<string[] | null>({
+    env: "GW_RECEIVER_AGENT_ARGS",
+    faces: ["receiver"],
+    doc: 'Runs an agent other than Claude Code: its own arguments as a JSON array of strings (e.g. `["run", "--quiet"]`, `[]` for none). Set, the agent runs as GW_RECEIVER_AGENT_BIN with exactly these arguments, none of Claude Code\'s flags; the prompt and the MCP config are files named by `GW_PROMPT_FILE` and `GW_MCP_CONFIG` in its environment (see "Any other agent").',
+    defaultText: "unset (Claude Code's flags)",
+    fallback: none,
+    parse: p.jsonStringArray,
+  }),
   receiverAgentPromptFile: setting({
     env: "GW_RECEIVER_AGENT_PROMPT_FILE",
     faces: ["receiver"],

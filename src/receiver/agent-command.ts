@@ -1,8 +1,11 @@
 /**
- * How one agent run is started (pure): its argv, its stdin, its environment and its private MCP config. The
- * envelope goes on stdin after a preamble marking it untrusted, never in argv. The child's environment is an
- * allowlist; gw's own secrets reach only the MCP server, through the config.
+ * How one agent run is started (pure): its argv, its stdin, its environment and the files of its private
+ * folder (the MCP config; with the owner's own arguments, the prompt too). The envelope goes on stdin after
+ * a preamble marking it untrusted, never in argv. The child's environment is an allowlist; gw's own secrets
+ * reach only the MCP server, through the config file. Claude Code's flags unless the owner gave the agent's
+ * own argument list (GW_RECEIVER_AGENT_ARGS): then those, verbatim, and nothing else.
  */
+import { join } from "node:path";
 import { childEnv } from "../core/child-env.ts";
 import type { Envelope } from "../core/envelope.ts";
 
@@ -52,6 +55,57 @@ export function agentArgv(o: {
     "--allowedTools",
     GW_TOOLS.map((t) => `mcp__${MCP_SERVER}__${t}`).join(","),
   ];
+}
+
+/** The private folder's files, and the variables naming them for an agent run with its own arguments. */
+export const MCP_CONFIG_FILE = "mcp.json";
+export const PROMPT_FILE = "prompt.md";
+export const PROMPT_FILE_VAR = "GW_PROMPT_FILE";
+export const MCP_CONFIG_VAR = "GW_MCP_CONFIG";
+
+export interface AgentLaunch {
+  argv: string[];
+  env: Record<string, string>;
+  /** Written 0600 into the run's private folder before the start, removed with it after. */
+  files: { path: string; content: string }[];
+}
+
+/**
+ * One run's start from the configuration and the run's facts. `agentArgs` null: Claude Code's command line
+ * (agentArgv), the prompt in it. Set: `agentBin` and exactly `agentArgs`, the prompt written to
+ * `<dir>/prompt.md`; both files' paths are added to the environment (GW_PROMPT_FILE, GW_MCP_CONFIG) so any
+ * agent can read the prompt and an MCP-capable one can start gw's tools. `dangerous` is Claude Code's only.
+ */
+export function agentLaunch(o: {
+  agentBin: string;
+  agentArgs: readonly string[] | null;
+  dangerous: boolean;
+  systemPrompt: string;
+  mcpConfig: ReturnType<typeof mcpConfig>;
+  /** The run's private folder. */
+  dir: string;
+  /** The agent's environment as agentEnv builds it. */
+  env: Record<string, string>;
+}): AgentLaunch {
+  const mcpConfigPath = join(o.dir, MCP_CONFIG_FILE);
+  const config = { path: mcpConfigPath, content: JSON.stringify(o.mcpConfig) };
+  if (o.agentArgs === null)
+    return {
+      argv: agentArgv({
+        agentBin: o.agentBin,
+        systemPrompt: o.systemPrompt,
+        mcpConfigPath,
+        dangerous: o.dangerous,
+      }),
+      env: { ...o.env },
+      files: [config],
+    };
+  const promptPath = join(o.dir, PROMPT_FILE);
+  return {
+    argv: [o.agentBin, ...o.agentArgs],
+    env: { ...o.env, [PROMPT_FILE_VAR]: promptPath, [MCP_CONFIG_VAR]: mcpConfigPath },
+    files: [config, { path: promptPath, content: o.systemPrompt }],
+  };
 }
 
 /** The preamble's extra line for a job taken back from the journal after a stop or crash. */

@@ -1,13 +1,14 @@
 /**
  * One agent run (runner). The system prompt is read fresh from the prompt file (else the bundled default).
- * The run's working directory is a private folder (0700) holding the MCP config (0600), so no project file
- * around the receiver is picked up; it is removed after the run. Failures are logged, never returned to the
- * sender; a run resolves to its RunOutcome, where `stopped` means the abort signal (shutdown) ended it.
+ * The run's working directory is a private folder (0700) holding the files agentLaunch names (the MCP
+ * config, and the prompt for an agent with its own arguments; 0600), so no project file around the receiver
+ * is picked up; it is removed after the run. Failures are logged, never returned to the sender; a run
+ * resolves to its RunOutcome, where `stopped` means the abort signal (shutdown) ended it.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
-import { agentArgv, agentEnv, agentInput, mcpConfig } from "./agent-command.ts";
+import { agentEnv, agentInput, agentLaunch, mcpConfig } from "./agent-command.ts";
 import type { Job } from "./channel-workers.ts";
 import { DEFAULT_PROMPT } from "./default-prompt.ts";
 
@@ -23,6 +24,8 @@ export type RunOutcome = "done" | "failed" | "timed-out" | "stopped";
 
 export interface AgentRunDeps {
   agentBin: string;
+  /** The agent's own arguments (GW_RECEIVER_AGENT_ARGS), or null for Claude Code's flags. */
+  agentArgs: readonly string[] | null;
   promptFile: string;
   dangerous: boolean;
   timeoutMs: number;
@@ -58,26 +61,27 @@ export function createAgentRunner(deps: AgentRunDeps) {
 
   return async (job: Job, signal: AbortSignal): Promise<RunOutcome> => {
     const dir = mkdtempSync(join(deps.tmpDir, "gw-agent-"));
-    const configPath = join(dir, "mcp.json");
     try {
-      const config = mcpConfig({
-        self: deps.self,
-        baseUrl: deps.baseUrl,
-        token: deps.token,
-        agentId: deps.agentId,
-      });
-      writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-      const argv = agentArgv({
+      const launch = agentLaunch({
         agentBin: deps.agentBin,
-        systemPrompt: readPrompt(),
-        mcpConfigPath: configPath,
+        agentArgs: deps.agentArgs,
         dangerous: deps.dangerous,
+        systemPrompt: readPrompt(),
+        mcpConfig: mcpConfig({
+          self: deps.self,
+          baseUrl: deps.baseUrl,
+          token: deps.token,
+          agentId: deps.agentId,
+        }),
+        dir,
+        env,
       });
+      for (const f of launch.files) writeFileSync(f.path, f.content, { mode: 0o600 });
       const startedAt = deps.clock.now();
-      const r = await deps.spawner.run(argv, {
+      const r = await deps.spawner.run(launch.argv, {
         stdin: agentInput(job.deliveryId, job.envelope, job.recovered),
         timeoutMs: deps.timeoutMs,
-        env,
+        env: launch.env,
         cwd: dir,
         killGraceMs: deps.killGraceMs,
         signal,

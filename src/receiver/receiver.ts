@@ -34,8 +34,14 @@ export interface ReceiverPorts {
 
 export function createReceiver(p: ReceiverPorts) {
   const { config, log } = p;
+  if (config.receiverAgentArgs !== null && config.receiverDangerous)
+    log.warn(
+      {},
+      "GW_RECEIVER_DANGEROUS is Claude Code's flag and does nothing with GW_RECEIVER_AGENT_ARGS: put your agent's own flags in the arguments",
+    );
   const run = createAgentRunner({
     agentBin: config.receiverAgentBin,
+    agentArgs: config.receiverAgentArgs,
     promptFile: config.receiverAgentPromptFile,
     dangerous: config.receiverDangerous,
     timeoutMs: config.receiverAgentTimeoutSeconds * 1000,

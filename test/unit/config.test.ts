@@ -60,6 +60,7 @@ describe("defaults", () => {
       receiverBindHost: "127.0.0.1",
       receiverBindPort: 8090,
       receiverAgentBin: "claude",
+      receiverAgentArgs: null,
       receiverAgentPromptFile: "/home/ann/.config/gw/receiver-prompt.md",
       receiverAgentTimeoutSeconds: 300,
       receiverIdleWorkerTtlSeconds: 300,
@@ -260,5 +261,44 @@ describe("GW_DEVICE_TRUSTED_SERVICES and GW_COMMUNITY_QUEUE_MAX", () => {
     expect(ok({ ...TOKEN, GW_COMMUNITY_QUEUE_MAX: "50" }).communityQueueMax).toBe(50);
     expect(problems({ GW_COMMUNITY_QUEUE_MAX: "0" })[0]?.variable).toBe("GW_COMMUNITY_QUEUE_MAX");
     expect(problems({ GW_COMMUNITY_QUEUE_MAX: "1.5" })[0]?.variable).toBe("GW_COMMUNITY_QUEUE_MAX");
+  });
+});
+
+describe("GW_RECEIVER_AGENT_ARGS", () => {
+  test("a JSON array of strings, taken verbatim (spaces, quotes, $ and empty strings kept); [] is no arguments", () => {
+    expect(ok({ ...TOKEN, GW_RECEIVER_AGENT_ARGS: '["run", "--quiet"]' }).receiverAgentArgs).toEqual([
+      "run",
+      "--quiet",
+    ]);
+    expect(ok({ ...TOKEN, GW_RECEIVER_AGENT_ARGS: " [ ] " }).receiverAgentArgs).toEqual([]);
+    expect(
+      ok({ ...TOKEN, GW_RECEIVER_AGENT_ARGS: '["-c", "exec a \\"$GW_PROMPT_FILE\\"", "", "two words"]' })
+        .receiverAgentArgs,
+    ).toEqual(["-c", 'exec a "$GW_PROMPT_FILE"', "", "two words"]);
+  });
+  test("unset or empty: null, Claude Code's flags", () => {
+    expect(ok({ ...TOKEN, GW_RECEIVER_AGENT_ARGS: "" }).receiverAgentArgs).toBeNull();
+  });
+  test.each([
+    ["run --quiet", "is not JSON"],
+    ["['run']", "is not JSON"],
+    ['["run",]', "is not JSON"],
+    ['"run"', "is not a JSON array"],
+    ['{"args": ["run"]}', "is not a JSON array"],
+    ["null", "is not a JSON array"],
+    ["3", "is not a JSON array"],
+    ['["run", 3]', "not a string (at 1: 3)"],
+    ['["run", null]', "not a string (at 1: null)"],
+    ['[["nested"]]', "not a string (at 0"],
+    ['["a\\u0000b"]', "NUL byte"],
+  ])("%s is refused: %s", (raw, phrase) => {
+    const found = problems({ GW_RECEIVER_AGENT_ARGS: raw });
+    expect(found).toHaveLength(1);
+    expect(found[0]?.variable).toBe("GW_RECEIVER_AGENT_ARGS");
+    expect(found[0]?.problem).toContain(phrase);
+    expect(found[0]?.fix).toContain('["run", "--quiet"]');
+    expect(formatProblems(found)).toStartWith(
+      `configuration error: GW_RECEIVER_AGENT_ARGS=${JSON.stringify(raw)}`,
+    );
   });
 });

@@ -1,10 +1,15 @@
-/** The receiver's pure parts: the seen set's bounds, delivery verification, the agent's command pieces. */
+/**
+ * The receiver's pure parts: the seen set's bounds, delivery verification, the agent's command pieces, and
+ * a run's launch (argv, environment, files) for Claude Code and for an agent with its own arguments.
+ */
 import { describe, expect, test } from "bun:test";
 import {
   agentArgv,
   agentEnv,
   agentInput,
+  agentLaunch,
   CHECK_CONTEXT,
+  GW_TOOLS,
   mcpConfig,
 } from "../../src/receiver/agent-command.ts";
 import { createSeenSet } from "../../src/receiver/seen-set.ts";
@@ -107,5 +112,79 @@ describe("agent command pieces", () => {
       },
     );
     expect(env).toEqual({ PATH: "/bin", HOME: "/h", KEY: "k", GW_BASE_URL: "u", GW_AGENT_ID: "a" });
+  });
+});
+
+describe("agentLaunch", () => {
+  const config = mcpConfig({ self: ["/opt/gw"], baseUrl: "http://h:1", token: "tok", agentId: "a" });
+  const env = { PATH: "/bin", HOME: "/h", GW_BASE_URL: "http://h:1", GW_AGENT_ID: "a" };
+  const launch = (agentArgs: readonly string[] | null, dangerous = false) =>
+    agentLaunch({
+      agentBin: "/usr/local/bin/agent",
+      agentArgs,
+      dangerous,
+      systemPrompt: "Be brief.",
+      mcpConfig: config,
+      dir: "/tmp/gw-agent-x",
+      env,
+    });
+
+  test("without own arguments: Claude Code's command line exactly as agentArgv builds it, env unchanged, only the MCP config written", () => {
+    for (const dangerous of [false, true]) {
+      const l = launch(null, dangerous);
+      expect(l.argv).toEqual(
+        agentArgv({
+          agentBin: "/usr/local/bin/agent",
+          systemPrompt: "Be brief.",
+          mcpConfigPath: "/tmp/gw-agent-x/mcp.json",
+          dangerous,
+        }),
+      );
+      expect(l.env).toEqual(env);
+      expect(l.files).toEqual([{ path: "/tmp/gw-agent-x/mcp.json", content: JSON.stringify(config) }]);
+    }
+    expect(launch(null).argv).toContain("--allowedTools");
+    expect(launch(null).argv).toContain(GW_TOOLS.map((t) => `mcp__gw__${t}`).join(","));
+  });
+
+  test.each([
+    [["run", "--quiet"]],
+    [[]],
+    [["-c", 'exec my-agent --prompt "$(cat "$GW_PROMPT_FILE")"', "", "two words"]],
+  ])(
+    "own arguments %j: the program and exactly them, verbatim; the prompt and the config as files named in env",
+    (args) => {
+      for (const dangerous of [false, true]) {
+        const l = launch(args, dangerous);
+        expect(l.argv).toEqual(["/usr/local/bin/agent", ...args]);
+        expect(l.env).toEqual({
+          ...env,
+          GW_PROMPT_FILE: "/tmp/gw-agent-x/prompt.md",
+          GW_MCP_CONFIG: "/tmp/gw-agent-x/mcp.json",
+        });
+        expect(l.files).toEqual([
+          { path: "/tmp/gw-agent-x/mcp.json", content: JSON.stringify(config) },
+          { path: "/tmp/gw-agent-x/prompt.md", content: "Be brief." },
+        ]);
+      }
+    },
+  );
+
+  test("own arguments: none of Claude Code's flags, no prompt text and no token in argv or env; the caller's env is not changed", () => {
+    const l = launch(["run"], true);
+    for (const flag of [
+      "-p",
+      "--system-prompt",
+      "--mcp-config",
+      "--strict-mcp-config",
+      "--no-session-persistence",
+      "--tools",
+      "--allowedTools",
+      "--dangerously-skip-permissions",
+    ])
+      expect(l.argv).not.toContain(flag);
+    expect(JSON.stringify([l.argv, l.env])).not.toContain("Be brief.");
+    expect(JSON.stringify([l.argv, l.env])).not.toContain("tok");
+    expect(env).toEqual({ PATH: "/bin", HOME: "/h", GW_BASE_URL: "http://h:1", GW_AGENT_ID: "a" });
   });
 });
