@@ -307,7 +307,7 @@ describe("F. GET /messages/quarantine", () => {
     expect(seen).toEqual([...ids].reverse());
     expect(
       (await page(`?since=2026-01-01T12:00:00.002Z&before=${ids[5]}`)).body.messages.map((m) => m.id),
-    ).toEqual([ids[4], ids[3], ids[2]]);
+    ).toEqual(ids.slice(2, 5).reverse());
     for (const q of [
       "?before=msg_nope",
       `?before=${EMPTY_ID}`,
