@@ -93,7 +93,12 @@ export function secretValues(config: Config): string[] {
     .filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
-const KNOWN = new Set<string>(Object.values(SETTINGS).map((s) => s.env));
+/**
+ * Names gw sets for programs it starts, not settings: an agent run by `gw receiver` that runs gw itself
+ * inherits them, and they are no typo to warn about.
+ */
+const GIVEN_TO_AGENTS = ["GW_PROMPT_FILE", "GW_MCP_CONFIG"];
+const KNOWN = new Set<string>([...Object.values(SETTINGS).map((s) => s.env), ...GIVEN_TO_AGENTS]);
 
 function unknownVariables(env: Env): string[] {
   return Object.keys(env)
