@@ -114,9 +114,11 @@ const DETAILS: Record<CommandName, string> = {
   service: SERVICE_HELP,
   demo: [
     "Starts the real service on a temporary folder with a simulated iMessage account (a demo chat.db and a",
-    "Messages stand-in) and a built-in fake Discord its real connector logs in to, prints webhooks it",
-    "receives, and prints a token and curl examples.",
-    "Options: --interval <seconds> between simulated incoming messages (default 4).",
+    "Messages stand-in) and a built-in fake Discord its real connector logs in to, where a friend writes,",
+    "edits, unsends and reacts and a stranger stays quarantined; prints the webhooks it receives, a token,",
+    "curl examples and the gw quarantine / gw allow lines for its files (it reloads on SIGHUP like gw serve).",
+    "Options: --interval <seconds> between simulated events (default 4); --webhook-url <url> sends the",
+    "webhooks to your own receiver (e.g. gw receiver) instead of the built-in one, and prints their secret.",
     "Listens on GW_BIND_PORT (default 8080). Ctrl-C stops it and removes the folder.",
   ].join("\n"),
 };
