@@ -1,15 +1,22 @@
 /**
- * The process-level policy of serve, receiver and mcp (commands/lifecycle.ts), driven through a real
- * EventEmitter standing in for `process`: signals, a second signal, the stop deadline, and unhandled
- * rejections and exceptions that a connector recovers from or that end the command.
+ * The process-level policy of serve, receiver, mcp and demo (commands/lifecycle.ts), driven through a real
+ * EventEmitter standing in for `process` and an injected monotonic clock: signals, the same signal delivered
+ * twice (decideSignal, every case) versus a second signal, the stop deadline, and unhandled rejections and
+ * exceptions that a connector recovers from or that end the command.
  */
 import { describe, expect, test } from "bun:test";
 import { EventEmitter } from "node:events";
-import { superviseProcess } from "../../src/commands/lifecycle.ts";
+import {
+  decideSignal,
+  SAME_SIGNAL_WINDOW_MS,
+  type SignalState,
+  superviseProcess,
+} from "../../src/commands/lifecycle.ts";
 import { recordingLogger } from "../helpers/logger.ts";
 
-function world(opts: { stopMs?: number; deadlineMs?: number; recover?: boolean } = {}) {
+function world(opts: { stopMs?: number; deadlineMs?: number; recover?: boolean; windowMs?: number } = {}) {
   const events = new EventEmitter();
+  const clock = { ms: 1_000 };
   const log = recordingLogger();
   const calls: string[] = [];
   let release: () => void = () => {};
@@ -31,8 +38,15 @@ function world(opts: { stopMs?: number; deadlineMs?: number; recover?: boolean }
       return opts.recover === true && origin.package === "@discordjs/ws";
     },
     finish: () => calls.push("finish"),
+    now: () => clock.ms,
+    ...(opts.windowMs === undefined ? {} : { sameSignalWindowMs: opts.windowMs }),
   });
-  return { events, log, calls, life, release: () => release() };
+  /** Emits `signal` `afterMs` after the previous one. */
+  const signal = (name: "SIGINT" | "SIGTERM", afterMs = 0) => {
+    clock.ms += afterMs;
+    events.emit(name);
+  };
+  return { events, log, calls, life, signal, release: () => release() };
 }
 
 const libraryError = () =>
@@ -43,19 +57,66 @@ const ownError = () =>
   Object.assign(new Error("bug"), { stack: "Error: bug\n    at flush (/a/src/webhooks/dispatcher.ts:1:1)" });
 
 describe("superviseProcess", () => {
-  test("SIGTERM: the ordered stop, then finish, exit 0; the handlers are removed", async () => {
-    const w = world();
+  test("SIGTERM: the ordered stop, then finish, exit 0; the handlers are removed (signals a window later)", async () => {
+    const w = world({ windowMs: 20 });
     w.events.emit("SIGTERM");
     expect(await w.life.done).toBe(0);
     expect(w.calls).toEqual(["stop", "stopped", "finish"]);
-    expect(w.events.listenerCount("SIGTERM")).toBe(0);
     expect(w.events.listenerCount("unhandledRejection")).toBe(0);
+    expect(w.events.listenerCount("uncaughtException")).toBe(0);
+    // Still there: a repeated delivery after a quick stop must not meet the runtime's default action.
+    expect(w.events.listenerCount("SIGTERM")).toBe(1);
+    w.signal("SIGTERM", 1);
+    await Bun.sleep(40);
+    expect(w.events.listenerCount("SIGTERM")).toBe(0);
+    expect(w.events.listenerCount("SIGINT")).toBe(0);
+    expect(w.calls).toEqual(["stop", "stopped", "finish"]);
+  });
+
+  test("Ctrl-C through bun run: the same SIGINT delivered twice, ms apart, is one signal, exit 0", async () => {
+    const w = world({ stopMs: 30 });
+    w.signal("SIGINT");
+    w.signal("SIGINT", 3);
+    expect(await w.life.done).toBe(0);
+    expect(w.calls).toEqual(["stop", "stopped", "finish"]);
+    expect(w.log.entries.some((e) => e.msg.startsWith("a second signal"))).toBe(false);
+    expect(w.log.entries.find((e) => e.level === "debug")?.obj).toEqual({ signal: "SIGINT" });
+  });
+
+  test("repeats within the window of the first all count as it; one past the window ends at once", async () => {
+    const w = world({ stopMs: Number.POSITIVE_INFINITY });
+    w.signal("SIGINT");
+    w.signal("SIGINT", 1);
+    w.signal("SIGINT", SAME_SIGNAL_WINDOW_MS - 2);
+    expect(w.calls).toEqual(["stop"]);
+    w.signal("SIGINT", 1); // the window counts from the first, not from the latest repeat
+    expect(await w.life.done).toBe(1);
+    expect(w.calls).toEqual(["stop", "finish"]);
+    w.release();
+  });
+
+  test("a deliberate second Ctrl-C, a second later, ends at once, exit 1", async () => {
+    const w = world({ stopMs: Number.POSITIVE_INFINITY });
+    w.signal("SIGINT");
+    w.signal("SIGINT", 1_000);
+    expect(await w.life.done).toBe(1);
+    expect(w.calls).toEqual(["stop", "finish"]);
+    expect(w.log.entries.find((e) => e.level === "warn")?.obj).toEqual({ signal: "SIGINT" });
+    w.release();
+  });
+
+  test("a signal while a stop started by something else runs ends at once", async () => {
+    const w = world({ stopMs: Number.POSITIVE_INFINITY });
+    w.life.stop("stdin ended");
+    w.signal("SIGINT");
+    expect(await w.life.done).toBe(1);
+    w.release();
   });
 
   test("a second signal while the stop runs ends at once, exit 1, finish still runs", async () => {
     const w = world({ stopMs: Number.POSITIVE_INFINITY });
-    w.events.emit("SIGINT");
-    w.events.emit("SIGTERM");
+    w.signal("SIGINT");
+    w.signal("SIGTERM"); // another kind: never a repeat, however soon
     expect(await w.life.done).toBe(1);
     expect(w.calls).toEqual(["stop", "finish"]);
     expect(w.log.entries.some((e) => e.msg.startsWith("a second signal"))).toBe(true);
@@ -127,5 +188,46 @@ describe("superviseProcess", () => {
     w.events.emit("unhandledRejection", ownError(), Promise.resolve());
     expect(await w.life.done).toBe(0);
     expect(w.calls).toEqual(["stop", "stopped", "finish"]);
+  });
+});
+
+describe("decideSignal", () => {
+  const W = SAME_SIGNAL_WINDOW_MS;
+  const at = (phase: SignalState["phase"], first: SignalState["first"] = null): SignalState => ({
+    phase,
+    first,
+  });
+  const sigint = { signal: "SIGINT" as const, atMs: 10_000 };
+
+  test("the window has margin over the measured gap (0.01-7 ms) and stays under a person's double press", () => {
+    expect(W).toBeGreaterThanOrEqual(100);
+    expect(W).toBeLessThanOrEqual(1_000);
+  });
+
+  test.each([
+    ["running: any signal starts the stop", at("running"), "SIGINT", 0, "stop"],
+    ["running: SIGTERM too", at("running"), "SIGTERM", 0, "stop"],
+    ["running: a stale first is irrelevant", at("running", sigint), "SIGINT", 10_001, "stop"],
+    ["stopping: same signal at once", at("stopping", sigint), "SIGINT", 10_000, "repeat"],
+    ["stopping: same signal 7 ms later", at("stopping", sigint), "SIGINT", 10_007, "repeat"],
+    ["stopping: same signal just inside", at("stopping", sigint), "SIGINT", 10_000 + W - 1, "repeat"],
+    ["stopping: same signal at the window's end", at("stopping", sigint), "SIGINT", 10_000 + W, "exit-now"],
+    ["stopping: same signal a second later", at("stopping", sigint), "SIGINT", 11_000, "exit-now"],
+    ["stopping: a clock that went back", at("stopping", sigint), "SIGINT", 9_000, "repeat"],
+    ["stopping: another kind at once", at("stopping", sigint), "SIGTERM", 10_000, "exit-now"],
+    ["stopping: another kind later", at("stopping", sigint), "SIGTERM", 11_000, "exit-now"],
+    ["stopping, started by a fault: SIGINT", at("stopping"), "SIGINT", 0, "exit-now"],
+    ["stopping, started by a fault: SIGTERM", at("stopping"), "SIGTERM", 0, "exit-now"],
+    ["ended: same signal", at("ended", sigint), "SIGINT", 10_001, "ignore"],
+    ["ended: another kind", at("ended", sigint), "SIGTERM", 99_999, "ignore"],
+    ["ended, no first", at("ended"), "SIGINT", 0, "ignore"],
+  ] as const)("%s", (_name, state, signal, atMs, action) => {
+    expect(decideSignal(state, signal, atMs)).toBe(action);
+  });
+
+  test("the window is a parameter", () => {
+    expect(decideSignal(at("stopping", sigint), "SIGINT", 10_050, 100)).toBe("repeat");
+    expect(decideSignal(at("stopping", sigint), "SIGINT", 10_100, 100)).toBe("exit-now");
+    expect(decideSignal(at("stopping", sigint), "SIGINT", 10_000, 0)).toBe("exit-now");
   });
 });
