@@ -184,25 +184,11 @@ export async function demo(ctx: CommandContext): Promise<number> {
       events: process,
     });
     undo.push(unreachable);
-    ctx.stdout.write(
-      banner({
-        base,
-        token,
-        chatDb: chatDbPath,
-        dbPath: env.GW_DB_PATH as string,
-        allowlistPath: env.GW_ALLOWLIST_PATH as string,
-        gw: selfCommand(),
-        intervalMs,
-        discordChannelId: discord.channelId,
-        webhook: { url: webhookUrl, secret: webhookSecret, own: ownWebhookUrl !== null },
-      }),
-    );
-    const replies = watchOwnRows(writer.db, (r) =>
-      print(`imessage  sent to ${r.to}: ${preview(r.text.replaceAll("\uFFFC", "📎"))}`),
-    );
-    const stopScript = runScript(discord, writer, intervalMs, log);
-    // The service first (long polls answered, server closed, connectors and in-flight webhooks
-    // finished), then the webhook receiver and the fake Discord it was talking to, then the folder.
+    // The supervisor first: a Ctrl-C once the banner shows is always the ordered stop. The service first
+    // (long polls answered, server closed, connectors and in-flight webhooks finished), then the webhook
+    // receiver and the fake Discord it was talking to, then the folder.
+    let stopScript = () => {};
+    let replies = { stop: () => {} };
     const life = superviseProcess({
       events: process,
       log,
@@ -218,6 +204,23 @@ export async function demo(ctx: CommandContext): Promise<number> {
         ctx.stdout.write("\ngw demo stopped; its temporary folder is removed.\n");
       },
     });
+    ctx.stdout.write(
+      banner({
+        base,
+        token,
+        chatDb: chatDbPath,
+        dbPath: env.GW_DB_PATH as string,
+        allowlistPath: env.GW_ALLOWLIST_PATH as string,
+        gw: selfCommand(),
+        intervalMs,
+        discordChannelId: discord.channelId,
+        webhook: { url: webhookUrl, secret: webhookSecret, own: ownWebhookUrl !== null },
+      }),
+    );
+    replies = watchOwnRows(writer.db, (r) =>
+      print(`imessage  sent to ${r.to}: ${preview(r.text.replaceAll("\uFFFC", "📎"))}`),
+    );
+    stopScript = runScript(discord, writer, intervalMs, log);
     return await life.done;
   } catch (err) {
     await unwind();

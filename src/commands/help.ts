@@ -42,7 +42,7 @@ export function mainHelp(): string {
 const DETAILS: Record<CommandName, string> = {
   serve: [
     "Requires GW_BEARER_TOKEN. Listens on GW_BIND_HOST:GW_BIND_PORT (127.0.0.1:8080).",
-    "SIGHUP reloads the allowlist; SIGINT/SIGTERM stop in order within 10 s (a second signal: at once).",
+    "SIGHUP reloads the allowlist; SIGINT/SIGTERM stop in order within 10 s (a second signal: at once; the same one again within 0.5 s is one, as Ctrl-C through `bun run` arrives twice).",
     "A Discord login that reaches no READY within GW_COMMUNITY_LOGIN_TIMEOUT_MS (30000) is retried.",
   ].join("\n"),
   receiver: [
