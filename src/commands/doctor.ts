@@ -15,6 +15,7 @@ import { hostPort } from "../core/http-edge.ts";
 import { bunSpawner } from "../core/spawn.ts";
 import { type Check, inScope, ok, passed, renderJson, renderText } from "../doctor/check.ts";
 import { configuredConnectors } from "../doctor/connectors.ts";
+import { contactsChecks } from "../doctor/contacts.ts";
 import { allowlistChecks, stateChecks } from "../doctor/local.ts";
 import { discordChecks, imessageChecks } from "../doctor/platforms.ts";
 import { loginServiceCheck, runningServiceChecks, webhookChecks } from "../doctor/service.ts";
@@ -34,6 +35,7 @@ export async function doctor(ctx: CommandContext): Promise<number> {
       { platform: ctx.platform, path: ctx.env.PATH ?? "/usr/bin:/bin" },
       bunSpawner,
     )),
+    ...contactsChecks(config),
     ...(await discordChecks(config, fetch)),
     ...(await webhookChecks(config, fetch, Math.floor(Date.now() / 1000))),
   ];

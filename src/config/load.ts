@@ -70,6 +70,7 @@ export function loadConfig(
   }
 
   values.deviceMessengerOn = host.platform === "darwin" || (env.GW_CHAT_DB_PATH ?? "") !== "";
+  values.contactsOn = values.contacts ?? (host.platform === "darwin" || (env.GW_CONTACTS_DIR ?? "") !== "");
   const warnings = unknownVariables(env);
   if (problems.length > 0) return { ok: false, problems, warnings };
   return { ok: true, config: values as Config, warnings };

@@ -3,6 +3,7 @@
  * says what is wrong and how to fix it; the loader adds the variable name. Pure.
  */
 import { isAbsolute } from "node:path";
+import { isSupportedCountry } from "libphonenumber-js/min";
 import { DEVICE_SERVICES, type DeviceService, parseServices } from "../allowlist/services.ts";
 import { type HostInfo, resolvePath } from "./paths.ts";
 
@@ -191,4 +192,20 @@ export const jsonStringArray: Parser<string[]> = (raw) => {
   if (parsed.some((a) => (a as string).includes("\0")))
     throw new SettingError("has an entry with a NUL byte", fix);
   return parsed as string[];
+};
+
+/** An ISO 3166 alpha-2 region that phone numbers can be read in (any case; returned in upper case). */
+export const region: Parser<string> = (raw) => {
+  const v = raw.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(v))
+    throw new SettingError(
+      "is not a two-letter region code",
+      "use an ISO 3166 alpha-2 code such as US or GB",
+    );
+  if (!isSupportedCountry(v))
+    throw new SettingError(
+      "is not a region with a telephone numbering plan",
+      "use the code of a country, e.g. US or GB",
+    );
+  return v;
 };

@@ -246,6 +246,30 @@ export const SETTINGS = {
     fallback: value("/usr/bin/osascript"),
     parse: p.path,
   }),
+  contacts: setting<boolean | null>({
+    env: "GW_CONTACTS",
+    faces: ["serve"],
+    doc: "1: read the Contacts databases to name Messages senders and conversations (extensions §6); 0: no Contacts names.",
+    defaultText: "`1` on macOS or with GW_CONTACTS_DIR, else `0`",
+    fallback: none,
+    parse: p.flag,
+  }),
+  contactsDir: setting({
+    env: "GW_CONTACTS_DIR",
+    faces: ["serve"],
+    doc: "Folder of the Contacts databases (`AddressBook-v22.abcddb` and `Sources/*/`), opened read-only; set, it turns Contacts on off macOS too (tests, the demo).",
+    defaultText: "`~/Library/Application Support/AddressBook`",
+    fallback: (_d, h) => join(h.homeDir, "Library/Application Support/AddressBook"),
+    parse: p.path,
+  }),
+  defaultRegion: setting<string | null>({
+    env: "GW_DEFAULT_REGION",
+    faces: ["serve"],
+    doc: "Region (ISO 3166 alpha-2: `US`, `GB`, …) of phone numbers written without a country code, in Contacts and in handles without a country.",
+    defaultText: "the system locale's region",
+    fallback: none,
+    parse: p.region,
+  }),
   attachmentRetentionDays: setting({
     env: "GW_ATTACHMENT_RETENTION_DAYS",
     faces: ["serve"],
@@ -461,4 +485,6 @@ type ValueOf<S> = S extends Setting<infer T> ? T : never;
 export type Config = { readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> } & {
   /** Whether gw reads chat.db: on macOS, or anywhere GW_CHAT_DB_PATH is set (tests, the demo). */
   readonly deviceMessengerOn: boolean;
+  /** Whether gw reads Contacts: GW_CONTACTS when set, else on macOS or wherever GW_CONTACTS_DIR is set. */
+  readonly contactsOn: boolean;
 };

@@ -49,6 +49,10 @@ describe("defaults", () => {
       deviceAttachmentWaitMs: 60000,
       deviceTrustedServices: ["iMessage"],
       osascriptPath: "/usr/bin/osascript",
+      contacts: null,
+      contactsDir: "/home/ann/Library/Application Support/AddressBook",
+      defaultRegion: null,
+      contactsOn: false,
       attachmentRetentionDays: 30,
       attachmentMaxBytes: 104857600,
       rateLimitPerChannelRps: 1,
@@ -89,8 +93,10 @@ describe("defaults", () => {
     expect(x.dbPath).toBe("/data/gw/gw.db");
   });
 
-  test("the test covers every setting in the table (and the one derived value)", () => {
-    expect(Object.keys(ok(TOKEN)).sort()).toEqual([...Object.keys(SETTINGS), "deviceMessengerOn"].sort());
+  test("the test covers every setting in the table (and the derived values)", () => {
+    expect(Object.keys(ok(TOKEN)).sort()).toEqual(
+      [...Object.keys(SETTINGS), "deviceMessengerOn", "contactsOn"].sort(),
+    );
   });
 
   test("iMessage is read on macOS, or wherever GW_CHAT_DB_PATH is set (an empty value is unset)", () => {
@@ -99,6 +105,18 @@ describe("defaults", () => {
     expect(ok({ ...TOKEN, GW_CHAT_DB_PATH: "" }).deviceMessengerOn).toBe(false);
     const mac = loadConfig(TOKEN, { platform: "darwin", homeDir: "/Users/ann", cwd: "/" });
     expect(mac.ok && mac.config.deviceMessengerOn).toBe(true);
+  });
+
+  test("Contacts are read on macOS or wherever GW_CONTACTS_DIR is set, unless GW_CONTACTS=0", () => {
+    expect(ok(TOKEN).contactsOn).toBe(false);
+    expect(ok(TOKEN, mac).contactsOn).toBe(true);
+    expect(ok(TOKEN, mac).contactsDir).toBe("/Users/ann/Library/Application Support/AddressBook");
+    const set = ok({ ...TOKEN, GW_CONTACTS_DIR: "~/ab" });
+    expect([set.contactsOn, set.contactsDir]).toEqual([true, "/home/ann/ab"]);
+    expect(ok({ ...TOKEN, GW_CONTACTS_DIR: "" }).contactsOn).toBe(false);
+    expect(ok({ ...TOKEN, GW_CONTACTS: "0" }, mac).contactsOn).toBe(false);
+    expect(ok({ ...TOKEN, GW_CONTACTS: "0", GW_CONTACTS_DIR: "/ab" }).contactsOn).toBe(false);
+    expect(ok({ ...TOKEN, GW_CONTACTS: "1" }).contactsOn).toBe(true);
   });
 });
 
@@ -117,6 +135,7 @@ describe("values", () => {
       GW_SEND_PATH_ROOTS: "/a:/b/c",
       GW_RECEIVER_DANGEROUS: "1",
       GW_LOG_LEVEL: "DEBUG",
+      GW_DEFAULT_REGION: " gb ",
     });
     expect(c.bindPort).toBe(9000);
     expect(c.dbPath).toBe("/home/ann/x/gw.db");
@@ -128,6 +147,7 @@ describe("values", () => {
     expect(c.sendPathRoots).toEqual(["/a", "/b/c"]);
     expect(c.receiverDangerous).toBe(true);
     expect(c.logLevel).toBe("debug");
+    expect(c.defaultRegion).toBe("GB");
   });
 
   test("an empty value counts as unset", () => {
@@ -187,6 +207,9 @@ describe("configuration errors name the variable and the fix", () => {
     ["GW_LOG_LEVEL", "loud", "not an accepted value"],
     ["GW_BIND_HOST", "local host", "not a host name"],
     ["GW_DEVICE_POLL_INTERVAL_MS", "5", "out of range"],
+    ["GW_CONTACTS", "yes", "not 0 or 1"],
+    ["GW_DEFAULT_REGION", "USA", "not a two-letter region code"],
+    ["GW_DEFAULT_REGION", "ZZ", "not a region with a telephone numbering plan"],
   ])("%s=%p", (variable, value, phrase) => {
     const extra: Record<string, string> = variable === "GW_WEBHOOK_URL" ? { GW_WEBHOOK_SECRET: "s" } : {};
     const found = problems({ [variable]: value, ...extra });

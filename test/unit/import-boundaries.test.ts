@@ -2,9 +2,9 @@
  * Platform SDKs stay inside their connector (architecture habit 2): discord.js is imported by exactly
  * one file, and that file is loaded only when the Discord connector starts (a dynamic import), so a
  * gw without a bot token never pays for discord.js. SQL stays in src/store/ (plus the iMessage reader of
- * chat.db and the demo's writer), and nothing outside the store reaches its raw database handle. The
- * benchmarks' kit runs one way: bench/ may use test/helpers/process.ts, never the reverse, and src/ uses
- * neither.
+ * chat.db, the Contacts reader and the demo's writers), and nothing outside the store reaches its raw
+ * database handle. The benchmarks' kit runs one way: bench/ may use test/helpers/process.ts, never the
+ * reverse, and src/ uses neither.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -32,7 +32,7 @@ test("discord-link.ts is reached only through a dynamic import or type-only impo
   expect(dynamic.map((s) => s.file)).toEqual(["src/connectors/community-chat/link-keeper.ts"]);
 });
 
-test("bun:sqlite is imported only by the store, the iMessage reader and the demo", () => {
+test("bun:sqlite is imported only by the store, the iMessage and Contacts readers and the demo", () => {
   const importers = sources
     .filter((s) => /from\s+["']bun:sqlite["']|import\(\s*["']bun:sqlite["']\s*\)/.test(s.text))
     .map((s) => s.file)
@@ -40,7 +40,8 @@ test("bun:sqlite is imported only by the store, the iMessage reader and the demo
       (f) =>
         !f.startsWith("src/store/") &&
         !f.startsWith("src/demo/") &&
-        f !== "src/connectors/device-messenger/chat-db.ts",
+        f !== "src/connectors/device-messenger/chat-db.ts" &&
+        f !== "src/contacts/reader.ts",
     );
   expect(importers).toEqual([]);
 });
