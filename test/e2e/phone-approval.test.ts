@@ -168,6 +168,9 @@ describe("capability", () => {
     for (const extra of [{}, { GW_MCP_OWNER: "nobody" }] as Record<string, string>[]) {
       const other = await connectMcp(["--channel"], mcpEnv(extra));
       expect(other.client.getServerCapabilities()?.experimental).toEqual({ [CHANNEL_CAPABILITY]: {} });
+      // Closed at once: another channel of the same agent id would take the owner's answers off the
+      // shared stream (whichever follower reads a message first marks it read), so verdicts went missing.
+      await other.client.close();
     }
   });
 });
