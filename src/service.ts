@@ -13,9 +13,11 @@ import { createAttachmentSweeper } from "./attachments/sweeper.ts";
 import type { HostInfo } from "./config/paths.ts";
 import type { Config } from "./config/settings.ts";
 import type { ConnectorRegistry } from "./connectors/connector.ts";
+import { type Contacts, createContacts } from "./contacts/runner.ts";
 import { type FaultOrigin, packageIn } from "./core/fault-origin.ts";
 import { hostPort } from "./core/http-edge.ts";
 import { createIdFactory, type IdFactory } from "./core/ids.ts";
+import { type Names, NO_NAMES } from "./core/names.ts";
 import type { Clock, Logger } from "./core/ports.ts";
 import { createApp } from "./http/app.ts";
 import type { Health } from "./http/health.ts";
@@ -41,7 +43,12 @@ export interface ServicePorts {
   /** Opens the state database (default openStore); tests pass one that fails at a chosen instant. */
   openStore?: (path: string) => Store;
   /** Builds the platform connectors once the store, id factory and allowlist exist. */
-  connectors: (shared: { store: Store; ids: IdFactory; allowlist: () => Allowlist }) => ConnectorRegistry;
+  connectors: (shared: {
+    store: Store;
+    ids: IdFactory;
+    allowlist: () => Allowlist;
+    names: Names;
+  }) => ConnectorRegistry;
 }
 
 /** Unread long polls held at once; beyond it a request with `wait` answers at once (decisions.md). */
@@ -149,6 +156,15 @@ function restartConnectorOf(connectors: ConnectorRegistry, origin: FaultOrigin, 
   return owners.length > 0;
 }
 
+/** The address book as the Names port (extensions.md §6): always the current book; none without Contacts. */
+function namesOf(contacts: Contacts | null): Names {
+  if (!contacts) return NO_NAMES;
+  return {
+    nameOf: (handle, region) => contacts.current().nameOf(handle, region),
+    ready: () => ("ready" in contacts ? (contacts as { ready(): Promise<void> }).ready() : Promise.resolve()),
+  };
+}
+
 export function createService(ports: ServicePorts) {
   const { config, clock, log } = ports;
   const startedAtMs = clock.now();
@@ -163,7 +179,16 @@ export function createService(ports: ServicePorts) {
     options: { trustedServices: config.deviceTrustedServices },
   });
   const ids = createIdFactory(clock);
-  const connectors = ports.connectors({ store, ids, allowlist: allowlist.current });
+  const contacts = config.contactsOn
+    ? createContacts({
+        dir: config.contactsDir,
+        defaultRegion: config.defaultRegion,
+        log,
+        pollMs: config.devicePollIntervalMs,
+      })
+    : null;
+  const names = namesOf(contacts);
+  const connectors = ports.connectors({ store, ids, allowlist: allowlist.current, names });
   const dispatcher = webhookDispatcher(ports, store);
   const arrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
   const eventArrivals = createArrivals({ maxWaiters: LONG_POLL_MAX_WAITERS });
@@ -200,6 +225,7 @@ export function createService(ports: ServicePorts) {
     idempotency,
     actions,
     allowlist: allowlist.current,
+    names,
     arrivals,
     eventArrivals,
     log,
@@ -211,7 +237,18 @@ export function createService(ports: ServicePorts) {
       webhookCounts: store.deliveries.counts,
     },
   });
-  const parts = { app, store, allowlist, ingest, arrivals, eventArrivals, sweeper, idempotency, dispatcher };
+  const parts = {
+    app,
+    store,
+    allowlist,
+    contacts,
+    ingest,
+    arrivals,
+    eventArrivals,
+    sweeper,
+    idempotency,
+    dispatcher,
+  };
   return { ...parts, ...serviceLifecycle(parts, connectors) };
 }
 
@@ -220,6 +257,7 @@ function serviceLifecycle(
   s: {
     store: Store;
     allowlist: ReturnType<typeof createAllowlistHolder>;
+    contacts: Contacts | null;
     ingest: ReturnType<typeof createIngest>;
     arrivals: ReturnType<typeof createArrivals>;
     eventArrivals: ReturnType<typeof createArrivals>;
@@ -245,6 +283,7 @@ function serviceLifecycle(
     /** Starts the sweeper, the dispatcher and the connectors (their backlogs are read in the background). */
     async start(): Promise<void> {
       prepare();
+      s.contacts?.start();
       s.sweeper.start();
       purgeTimer = setInterval(() => s.idempotency.purgeExpired(), IDEMPOTENCY_PURGE_INTERVAL_MS);
       s.dispatcher?.start();
@@ -263,6 +302,7 @@ function serviceLifecycle(
       s.arrivals.close();
       s.eventArrivals.close();
       s.sweeper.stop();
+      s.contacts?.stop();
       if (purgeTimer) clearInterval(purgeTimer);
       for (const c of Object.values(connectors)) await c.stop();
       await s.dispatcher?.stop();

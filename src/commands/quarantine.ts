@@ -16,6 +16,7 @@ import {
   trustsService,
 } from "../allowlist/services.ts";
 import type { Config } from "../config/settings.ts";
+import { readContactBook } from "../contacts/reader.ts";
 import { SOURCES, type Source } from "../core/envelope.ts";
 import { formatTimestamp } from "../core/time.ts";
 import type { QuarantinedSender } from "../store/messages.ts";
@@ -99,6 +100,8 @@ function whyHeld(s: QuarantinedSender, allowlist: Allowlist | null): { why: stri
 export function quarantineLines(
   senders: readonly QuarantinedSender[],
   allowlist: Allowlist | null = null,
+  /** The owner's Contacts name for an iMessage handle (shown beside it), or null. */
+  nameOf: (handle: string) => string | null = () => null,
 ): string[] {
   if (senders.length === 0) return ["No quarantined senders."];
   const lines: string[] = [];
@@ -107,10 +110,11 @@ export function quarantineLines(
     if (mine.length === 0) continue;
     lines.push(`${source}:`);
     for (const s of mine) {
-      const name = terminalSafe(s.sender_name, 40);
+      const known = s.source === "device_messenger" ? nameOf(s.sender_id) : null;
+      const name = terminalSafe(known ?? s.sender_name, 40);
       const over =
         s.services.length > 0 ? ` over ${s.services.map((x) => terminalSafe(x, 20)).join(", ")}` : "";
-      const held = whyHeld(s, allowlist);
+      const held = whyHeld(known ? { ...s, sender_name: known } : s, allowlist);
       lines.push(
         `  ${terminalSafe(s.sender_id)}${name && name !== s.sender_id ? ` (${name})` : ""}: ${s.count} message${s.count === 1 ? "" : "s"}${over}, first ${formatTimestamp(s.first_ts)}, last ${formatTimestamp(s.last_ts)}`,
         `    why: ${terminalSafe(held.why)}`,
@@ -120,6 +124,13 @@ export function quarantineLines(
     }
   }
   return lines;
+}
+
+/** The owner's Contacts names (when Contacts is on), read once: the name beside a stranger's number. */
+function contactNames(config: Config): (handle: string) => string | null {
+  if (!config.contactsOn) return () => null;
+  const { book } = readContactBook(config.contactsDir, { defaultRegion: config.defaultRegion });
+  return (handle) => book.nameOf(handle);
 }
 
 /** The allowlist as gw serve reads it (none: an empty one), or null when it does not parse. */
@@ -150,7 +161,7 @@ export async function quarantine(ctx: CommandContext): Promise<number> {
   ctx.stdout.write(
     ctx.argv.includes("--json")
       ? `${JSON.stringify({ senders: senders.map((s) => ({ ...s, first_seen: formatTimestamp(s.first_ts), last_seen: formatTimestamp(s.last_ts) })) }, null, 2)}\n`
-      : `${quarantineLines(senders, readAllowlist(config)).join("\n")}\n`,
+      : `${quarantineLines(senders, readAllowlist(config), contactNames(config)).join("\n")}\n`,
   );
   return EXIT_OK;
 }

@@ -8,6 +8,7 @@ import type { HostInfo } from "../config/paths.ts";
 import type { Config } from "../config/settings.ts";
 import { childEnv } from "../core/child-env.ts";
 import type { IdFactory } from "../core/ids.ts";
+import type { Names } from "../core/names.ts";
 import type { Clock, Logger, Spawner } from "../core/ports.ts";
 import type { Store } from "../store/store.ts";
 import { type CommunityTuning, createCommunityChat } from "./community-chat/connector.ts";
@@ -41,11 +42,14 @@ export function buildConnectors(p: RegistryPorts) {
     store,
     ids,
     allowlist,
+    names,
   }: {
     store: Store;
     ids: IdFactory;
     /** The live allowlist (a SIGHUP reload replaces it). */
     allowlist: () => Allowlist;
+    /** Contacts names for iMessage senders (the address book as it is now). */
+    names?: Names;
   }): ConnectorRegistry => {
     const registry: ConnectorRegistry = {};
     if (p.config.deviceMessengerOn) {
@@ -66,6 +70,7 @@ export function buildConnectors(p: RegistryPorts) {
         clock: p.clock,
         log: p.log,
         spawner: p.spawner,
+        ...(names ? { names } : {}),
       });
     }
     if (p.config.communityBotToken) {

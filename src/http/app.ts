@@ -9,6 +9,7 @@ import { type AnyElysia, Elysia } from "elysia";
 import type { Allowlist } from "../allowlist/parse.ts";
 import { AppError } from "../core/errors.ts";
 import { bodySizeError, bodyUnread, bunServeOptions, pathOf } from "../core/http-edge.ts";
+import { type Names, NO_NAMES } from "../core/names.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { Arrivals } from "../ingest/arrivals.ts";
 import type { IdempotentRunner } from "../send/idempotency.ts";
@@ -44,6 +45,8 @@ export interface AppDeps {
   actions: MessageActions;
   /** The live allowlist (channel names of people without a platform name). */
   allowlist: () => Allowlist;
+  /** Contacts names (channel names of iMessage people the allowlist does not name); none by default. */
+  names?: Names;
   /** Announces stored allowlisted messages to unread long polls. */
   arrivals: Arrivals;
   /** Announces stored visible events to GET /events long polls. */
@@ -114,7 +117,13 @@ export function createApp(deps: AppDeps) {
     .use(eventRoutes({ events: deps.store.events, clock: deps.clock, eventArrivals: deps.eventArrivals }))
     .use(sendRoutes({ sendMessage: deps.sendMessage, idempotency: deps.idempotency }))
     .use(actionRoutes({ actions: deps.actions }))
-    .use(channelRoutes({ channelList: deps.store.channelList, allowlist: deps.allowlist }))
+    .use(
+      channelRoutes({
+        channelList: deps.store.channelList,
+        allowlist: deps.allowlist,
+        names: deps.names ?? NO_NAMES,
+      }),
+    )
     .use(attachmentRoutes({ attachments: deps.store.attachments, dir: deps.attachmentDir }))
     .use(docsRoutes(() => root as AnyElysia, deps.version));
   root = app;

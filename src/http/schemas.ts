@@ -209,6 +209,15 @@ export const EditResponse = t.Object({
 
 export const ChannelsQuery = t.Object({
   source: t.Optional(SourceSchema),
+  q: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        "Only channels whose name or one of whose people's ids contains this (case-insensitive), e.g. Mom.",
+      error: () => "q",
+    }),
+  ),
   person_id: t.Optional(
     t.String({
       minLength: 1,

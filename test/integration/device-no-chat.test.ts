@@ -7,6 +7,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { createPoller, NO_CHAT_WAIT_MS } from "../../src/connectors/device-messenger/poller.ts";
+import { NO_NAMES } from "../../src/core/names.ts";
 import { chatDbIn, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
 import { storeWithIngest } from "../helpers/messages.ts";
 
@@ -25,6 +26,7 @@ test("rows without a chat are held, then skipped and forgotten; a late join is d
       ids: t.ids,
       clock: t.clock,
       log: t.log,
+      names: NO_NAMES,
     },
     t.ingest,
   );

@@ -51,6 +51,8 @@ export type ChatDbRow = {
   text: string | null;
   body: Uint8Array | null;
   handle: string | null;
+  /** The handle's country (`handle.country`, e.g. "us"): the region of a number written without one. */
+  handle_country?: string | null;
   service: string | null;
   account: string | null;
   is_from_me: number;
@@ -136,7 +138,8 @@ export function rowQuery(c: Columns, by: "after" | "ids" | "edited" = "after"): 
   return `
     SELECT m.ROWID AS rowid, CAST(m.guid AS TEXT) AS guid, ${pick(m, "m", "text")},
       ${pick(m, "m", "attributedBody", "body", "BLOB")},
-      CAST(h.id AS TEXT) AS handle, ${pick(m, "m", "service")}, ${pick(m, "m", "account")},
+      CAST(h.id AS TEXT) AS handle, ${pick(c.handle, "h", "country", "handle_country")},
+      ${pick(m, "m", "service")}, ${pick(m, "m", "account")},
       COALESCE(m.is_from_me, 0) AS is_from_me,
       ${DATE_MS("COALESCE(m.date, 0)")} AS date_ms, CAST(m.date AS TEXT) AS date_raw,
       ${pick(m, "m", "item_type", "item_type", null)}, ${pick(m, "m", "associated_message_type", "associated_message_type", null)},

@@ -6,7 +6,9 @@
  */
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
+import { withDeadline } from "../../core/deadline.ts";
 import type { IdFactory } from "../../core/ids.ts";
+import { type Names, NO_NAMES } from "../../core/names.ts";
 import type { Clock, Logger, Spawner } from "../../core/ports.ts";
 import type { Ingest } from "../../ingest/ingest.ts";
 import type { CursorStore } from "../../store/cursors.ts";
@@ -48,7 +50,12 @@ export interface DeviceMessengerOptions {
   clock: Clock;
   log: Logger;
   spawner: Spawner;
+  /** Contacts names for senders; the first chat.db read waits (at most NAMES_WAIT_MS) for the first reading. */
+  names?: Names;
 }
+
+/** How long the first chat.db read waits for the address book, so the first messages already get names. */
+export const NAMES_WAIT_MS = 3_000;
 
 /**
  * The health of the reader, from the poller's status: `starting` before the first read; `error` when
@@ -200,6 +207,7 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
     source: "device_messenger",
     async start(ingest: Ingest) {
       sweepStagedSends(o.homeDir, o.clock.now(), log);
+      const names = o.names ?? NO_NAMES;
       poller = createPoller(
         {
           chatDbPath: o.chatDbPath,
@@ -212,16 +220,23 @@ export function createDeviceMessenger(o: DeviceMessengerOptions): Connector {
           ids: o.ids,
           clock: o.clock,
           log,
+          names,
         },
         ingest,
       );
       poller.open();
-      void ticks.run();
-      timer = setInterval(() => {
-        if (o.watchFiles && (!watcher || watchFailed)) arm();
+      const mine = poller;
+      // The first read waits (at most NAMES_WAIT_MS) for the address book, so the first messages get names;
+      // start() itself does not wait (the other connectors start meanwhile).
+      void withDeadline(names.ready(), NAMES_WAIT_MS, () => undefined).then(() => {
+        if (poller !== mine) return;
         void ticks.run();
-      }, o.pollIntervalMs);
-      if (o.watchFiles) arm();
+        timer = setInterval(() => {
+          if (o.watchFiles && (!watcher || watchFailed)) arm();
+          void ticks.run();
+        }, o.pollIntervalMs);
+        if (o.watchFiles) arm();
+      });
     },
     async stop() {
       if (timer) clearInterval(timer);

@@ -5,7 +5,9 @@
  * pending list, fenced count), so a crash loses nothing and the cursor never waits for attachments. Ticks
  * must not overlap (the connector serialises them).
  */
+
 import type { IdFactory } from "../../core/ids.ts";
+import type { Names } from "../../core/names.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import type { Ingest, NormalizedMessage } from "../../ingest/ingest.ts";
 import type { ChannelName } from "../../store/channel-list.ts";
@@ -48,6 +50,8 @@ export interface PollerDeps {
   ids: IdFactory;
   clock: Clock;
   log: Logger;
+  /** Contacts names for senders. */
+  names: Names;
 }
 
 export interface PollerStatus {

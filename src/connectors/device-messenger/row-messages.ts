@@ -6,6 +6,7 @@
  * chat waits cannot grow. A date no timestamp can hold is stamped with the time it was read.
  */
 import type { IdFactory } from "../../core/ids.ts";
+import type { Names } from "../../core/names.ts";
 import type { Clock, Logger } from "../../core/ports.ts";
 import { createSlots } from "../../core/slots.ts";
 import type { NormalizedChange } from "../../ingest/changes.ts";
@@ -31,6 +32,8 @@ export const representable = (ms: number): boolean =>
   Number.isFinite(ms) && ms >= FIRST_DATE_MS && ms <= LAST_DATE_MS;
 
 export interface RowMessageDeps {
+  /** Contacts names for senders (the allowlist's display name still wins, at ingest). */
+  names: Names;
   attachmentDir: string;
   attachmentMaxBytes: number;
   homeDir: string;
@@ -40,8 +43,14 @@ export interface RowMessageDeps {
   log: Logger;
 }
 
+/** A handle as its sender: the Contacts name when the address book has one, else the handle. */
+const senderOf = (row: ChatDbRow, names: Names) => ({
+  id: row.handle ?? "",
+  displayName: (row.handle ? names.nameOf(row.handle, row.handle_country) : null) ?? row.handle ?? "",
+});
+
 /** A tapback row as a reaction change (null when its kind or target cannot be read). */
-function reactionOf(row: ChatDbRow, now: number): NormalizedChange | null {
+function reactionOf(row: ChatDbRow, now: number, names: Names): NormalizedChange | null {
   const t = tapbackOf(row);
   if (!t) return null;
   const own = row.is_from_me === 1;
@@ -51,7 +60,7 @@ function reactionOf(row: ChatDbRow, now: number): NormalizedChange | null {
     targetPlatformId: t.targetGuid,
     emoji: t.emoji,
     added: t.added,
-    reactor: own ? OWN_SENDER : { id: row.handle ?? "", displayName: row.handle ?? "" },
+    reactor: own ? OWN_SENDER : senderOf(row, names),
     service: row.service,
     byOwner: own,
     timestampMs: representable(row.date_ms) ? row.date_ms : now,
@@ -136,7 +145,7 @@ export function createRowMessages(deps: RowMessageDeps) {
       source: "device_messenger",
       platformId: row.guid,
       channel,
-      sender: own ? OWN_SENDER : { id: row.handle ?? "", displayName: row.handle ?? "" },
+      sender: own ? OWN_SENDER : senderOf(row, deps.names),
       service: row.service,
       text: input.text ?? "",
       replyToPlatformId: row.thread_originator_guid,
@@ -158,7 +167,7 @@ export function createRowMessages(deps: RowMessageDeps) {
   return {
     inputOf,
     toMessage,
-    reactionOf,
+    reactionOf: (row: ChatDbRow, now: number) => reactionOf(row, now, deps.names),
     editChangeOf,
     /** Rows the cursor passed (delivered or skipped) are never looked at again. */
     forgetUpTo(position: number): void {
