@@ -13,12 +13,13 @@ import { dirname, join } from "node:path";
 import { buildConnectors } from "../connectors/registry.ts";
 import { systemClock } from "../core/ports.ts";
 import { bunSpawner } from "../core/spawn.ts";
+import { addressBookPath, createAddressBook } from "../demo/addressbook-writer.ts";
 import { banner } from "../demo/banner.ts";
 import { openChatDbWriter } from "../demo/chatdb-writer.ts";
 import type { DiscordScene } from "../demo/discord-scene.ts";
 import { watchOwnRows } from "../demo/imessage-replies.ts";
 import { startReceiverSink } from "../demo/receiver-sink.ts";
-import { demoAllowlist, FRIEND, preview, STRANGER } from "../demo/script.ts";
+import { demoAllowlist, FRIEND, FRIEND_NAME, preview, STRANGER, STRANGER_NAME } from "../demo/script.ts";
 import { runScript } from "../demo/script-runner.ts";
 import { createService } from "../service.ts";
 import { type CommandContext, CommandError, EXIT_CONFIG, EXIT_FAILURE } from "./exit.ts";
@@ -74,6 +75,21 @@ function writeStandIn(dir: string, chatDbPath: string): string {
   return path;
 }
 
+/** The demo's Contacts folder: the friend's card and the stranger's (a number typed the national way). */
+function writeDemoContacts(contactsDir: string): void {
+  const book = createAddressBook(addressBookPath(contactsDir, "DEMO-ICLOUD"));
+  const [first, last] = FRIEND_NAME.split(" ");
+  book.addCard({
+    first: first ?? FRIEND_NAME,
+    last: last ?? null,
+    phones: [FRIEND],
+    emails: ["friend@example.com"],
+  });
+  const [sFirst, sLast] = STRANGER_NAME.split(" ");
+  book.addCard({ first: sFirst ?? STRANGER_NAME, last: sLast ?? null, phones: ["(555) 555-0199"] });
+  book.close();
+}
+
 /** The demo's environment: everything under `dir`, both platforms simulated, webhooks to `webhookUrl`. */
 function demoEnv(
   ctx: CommandContext,
@@ -97,6 +113,8 @@ function demoEnv(
     GW_LOG_DIR: join(dir, "logs"),
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
     GW_CHAT_DB_PATH: s.chatDbPath,
+    GW_CONTACTS_DIR: join(dir, "AddressBook"),
+    GW_DEFAULT_REGION: "US",
     GW_OSASCRIPT_PATH: writeStandIn(dir, s.chatDbPath),
     GW_COMMUNITY_BOT_TOKEN: s.discord.token,
     GW_COMMUNITY_API_URL: s.discord.apiUrl,
@@ -171,6 +189,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
     for (const who of [FRIEND, STRANGER])
       writer.chat({ guid: `any;-;${who}`, style: 45, chatIdentifier: who, participants: [who] });
     writeFileSync(join(dir, "allowlist.toml"), demoAllowlist(discord.friend.id));
+    writeDemoContacts(join(dir, "AddressBook"));
 
     const token = randomHex(24);
     const env = demoEnv(ctx, dir, { chatDbPath, token, discord, webhookUrl, webhookSecret });
@@ -211,6 +230,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
         chatDb: chatDbPath,
         dbPath: env.GW_DB_PATH as string,
         allowlistPath: env.GW_ALLOWLIST_PATH as string,
+        contactsDir: env.GW_CONTACTS_DIR as string,
         gw: selfCommand(),
         intervalMs,
         discordChannelId: discord.channelId,

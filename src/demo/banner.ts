@@ -2,7 +2,7 @@
  * What `gw demo` prints once it runs (pure): what is simulated, the token, ready-to-paste curl lines for
  * both platforms, and where the webhook and reply lines will appear.
  */
-import { DISCORD_FRIEND, DISCORD_STRANGER, FRIEND, FRIEND_NAME, STRANGER } from "./script.ts";
+import { DISCORD_FRIEND, DISCORD_STRANGER, FRIEND, FRIEND_NAME, STRANGER, STRANGER_NAME } from "./script.ts";
 
 export interface BannerInfo {
   base: string;
@@ -11,6 +11,8 @@ export interface BannerInfo {
   /** The demo's state database and allowlist: what `gw quarantine` and `gw allow` must read. */
   dbPath: string;
   allowlistPath: string;
+  /** The demo's Contacts folder (names for the numbers). */
+  contactsDir: string;
   /** How to run this very program (`bun <src/main.ts>` from source, or the binary). */
   gw: readonly string[];
   intervalMs: number;
@@ -52,7 +54,8 @@ export function banner(b: BannerInfo): string {
 gw demo is running at ${b.base}
 Two simulated platforms take turns sending a message every ${b.intervalMs / 1000} s:
   iMessage  a demo chat.db with Messages' schema. "${FRIEND_NAME}" (${FRIEND}) is on the allowlist, the
-            stranger (${STRANGER}) is quarantined. Replies you send land back in that chat.db.
+            stranger ${STRANGER_NAME} (${STRANGER}) is quarantined; both are in a demo Contacts folder,
+            so gw names them. Replies you send land back in that chat.db.
   Discord   a built-in fake Discord, server "gw demo": in #general ${FRIEND_NAME} (@${DISCORD_FRIEND.username},
             allowlisted as the same person as on iMessage) and @${DISCORD_STRANGER.username} (quarantined)
             talk; ${FRIEND_NAME} also writes to the bot in a DM.
@@ -91,11 +94,13 @@ Mark the oldest unread message read (its id from the unread answer):
   curl -s ${agent} ${json(`{"message_ids": ["$ID"]}`)} ${b.base}/messages/mark_read
 
 Let the stranger through, as on a real Mac (in another terminal; these commands read this demo's files):
-  export GW_DB_PATH=${b.dbPath} GW_ALLOWLIST_PATH=${b.allowlistPath}
+  export GW_DB_PATH=${b.dbPath} GW_ALLOWLIST_PATH=${b.allowlistPath} \\
+    GW_CONTACTS_DIR=${b.contactsDir} GW_DEFAULT_REGION=US
   alias gw=${alias(b.gw.map(quote).join(" "))}
   gw quarantine
-  gw allow device_messenger '${STRANGER}' --person stranger --name Stranger
-(the demo reloads its allowlist at once; the stranger's next messages reach agents).
+  gw allow device_messenger '${STRANGER_NAME}' --person stranger
+(a Contacts name will do when it matches one card: all its numbers and e-mails are allowed; the demo
+reloads its allowlist at once, and the stranger's next messages reach agents).
 
 ${webhookLines(b)}
 What you send shows below: "imessage" lines (written into the demo chat.db by the Messages stand-in)

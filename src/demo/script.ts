@@ -70,11 +70,17 @@ export const SCRIPT: readonly DemoLine[] = [
   { source: "discord", where: "dm", from: "friend", text: "Thanks! 🙏" },
 ];
 
-/** The demo's allowlist: the friend on iMessage and on Discord, one person. */
+/** The stranger's card: in the owner's Contacts (gw shows the name), yet not on the allowlist. */
+export const STRANGER_NAME = "Jamie Rivera";
+
+/**
+ * The demo's allowlist: the friend on iMessage and on Discord, one person. The iMessage entry gives no
+ * display name: the friend's Contacts card names them (demoContacts), as on a real Mac.
+ */
 export function demoAllowlist(discordFriendId: string): string {
-  const entry = (source: string, id: string) =>
-    `[[entry]]\nsource = "${source}"\nid = "${id}"\nperson_id = "${PERSON_ID}"\ndisplay_name = "${FRIEND_NAME}"\n`;
-  return `${entry("device_messenger", FRIEND)}\n${entry("community_chat", discordFriendId)}`;
+  const entry = (source: string, id: string, name: boolean) =>
+    `[[entry]]\nsource = "${source}"\nid = "${id}"\nperson_id = "${PERSON_ID}"\n${name ? `display_name = "${FRIEND_NAME}"\n` : ""}`;
+  return `${entry("device_messenger", FRIEND, false)}\n${entry("community_chat", discordFriendId, true)}`;
 }
 
 /** One line of text for the console: whitespace collapsed, at most `max` characters, quoted. */

@@ -72,7 +72,9 @@ const EXPECT: [string, (out: string) => boolean][] = [
   ["Mark the oldest unread message read", (o) => json(o)?.marked_count === 1],
   [
     "Let the stranger through",
-    (o) => o.includes(`  ${STRANGER}: `) && /gw serve \(pid \d+\) reloads the allowlist now/.test(o),
+    (o) =>
+      new RegExp(`^ {2}\\${STRANGER}( \\(Jamie Rivera\\))?: `, "m").test(o) &&
+      /gw serve \(pid \d+\) reloads the allowlist now/.test(o),
   ],
 ];
 
