@@ -29,6 +29,10 @@ export const BENCHES = {
   channels: ["channels.ts", "GET /channels at 1,000,000 messages in 10,000 channels"],
   search: ["search.ts", "GET /messages/search at 1,000,000 messages, and the index's cost to ingest"],
   events: ["events.ts", "GET /events at 100,000 events, and gw serve idle on a 100,000-row chat.db"],
+  contacts: [
+    "contacts.ts",
+    "10,000 Contacts cards: start-up, chat.db pick-up and event-loop stalls, next to GW_CONTACTS=0",
+  ],
   soak: ["soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
 } as const satisfies Record<string, readonly [string, string]>;
 type Name = keyof typeof BENCHES;

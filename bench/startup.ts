@@ -16,15 +16,14 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ASSET_FLAGS, FLAGS, writeAssets } from "../scripts/build.ts";
-import { freePort } from "../test/helpers/process.ts";
 import { report, type SummaryRow } from "./lib/report.ts";
+import { buildBinary, timeServe as timeServeIn } from "./lib/serve-start.ts";
 import { type Dist, dist, intEnv } from "./lib/stats.ts";
 
 const RUNS = intEnv("BENCH_RUNS", 20, 1);
 const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 /** [speed] item 4: the binary at most this many MB (10^6 bytes) over a hello-world built with the same flags. */
 const TARGET = { serveMs: 100, versionMs: 50, sizeOverHelloMB: 10 };
-const ROOT = join(import.meta.dir, "..");
 const startedAt = performance.now();
 const progress = (s: string) => process.stderr.write(`[startup] ${s}\n`);
 
@@ -34,16 +33,6 @@ process.on("SIGINT", () => {
   process.exit(130);
 });
 
-function build(entry: string, out: string, flags: readonly string[]): string {
-  const r = Bun.spawnSync([process.execPath, "build", entry, ...flags, "--outfile", out], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (r.exitCode !== 0) throw new Error(`build of ${entry} failed: ${r.stderr.toString()}`);
-  return out;
-}
-
 writeFileSync(
   join(dir, "hello-serve.ts"),
   'Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.GW_BIND_PORT), fetch: () => new Response("ok") });\n',
@@ -51,49 +40,15 @@ writeFileSync(
 writeFileSync(join(dir, "hello-print.ts"), 'process.stdout.write("hello 0.0.0\\n");\n');
 progress("building gw (with and without --bytecode) and the hello-world baselines");
 writeAssets();
-const gw = build("src/main.ts", join(dir, "gw"), [...FLAGS, ...ASSET_FLAGS]);
-const gwPlain = build("src/main.ts", join(dir, "gw-no-bytecode"), [
+const gw = buildBinary("src/main.ts", join(dir, "gw"), [...FLAGS, ...ASSET_FLAGS]);
+const gwPlain = buildBinary("src/main.ts", join(dir, "gw-no-bytecode"), [
   ...FLAGS.filter((f) => f !== "--bytecode" && f !== "--format=esm"),
   ...ASSET_FLAGS,
 ]);
-const helloServe = build(join(dir, "hello-serve.ts"), join(dir, "hello-serve"), FLAGS);
-const helloPrint = build(join(dir, "hello-print.ts"), join(dir, "hello-print"), FLAGS);
+const helloServe = buildBinary(join(dir, "hello-serve.ts"), join(dir, "hello-serve"), FLAGS);
+const helloPrint = buildBinary(join(dir, "hello-print.ts"), join(dir, "hello-print"), FLAGS);
 
-async function timeServe(bin: string, args: string[]): Promise<number> {
-  const port = freePort();
-  const home = mkdtempSync(join(dir, "run-"));
-  const t0 = performance.now();
-  const proc = Bun.spawn([bin, ...args], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      GW_BEARER_TOKEN: "bench-token",
-      GW_BIND_PORT: String(port),
-      GW_DB_PATH: join(home, "gw.db"),
-      GW_LOG_DIR: join(home, "logs"),
-      GW_ALLOWLIST_PATH: join(home, "allowlist.toml"),
-      GW_ATTACHMENT_DIR: join(home, "att"),
-      GW_CHAT_DB_PATH: join(home, "no-chat.db"),
-    },
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  const deadline = t0 + 10_000;
-  try {
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) return performance.now() - t0;
-      if (performance.now() > deadline) throw new Error(`${bin} did not answer /healthz within 10 s`);
-      await Bun.sleep(1);
-    }
-  } finally {
-    proc.kill("SIGKILL");
-    await proc.exited;
-  }
-}
+const timeServe = (bin: string, args: string[]) => timeServeIn(bin, args, { root: dir });
 
 async function timeExit(bin: string, args: string[]): Promise<number> {
   const t0 = performance.now();

@@ -6,10 +6,13 @@
  * own link between accounts; the card marked preferred for the link name gives the name), or the same name
  * (case-insensitive) sharing a phone number or an e-mail address. When one handle is on several cards with
  * different names, the name on the most cards wins, then the first in code-point order (no store order is
- * stable: Z_PK changes across syncs), so the answer depends on the cards alone.
+ * stable: Z_PK changes across syncs), so the answer depends on the cards alone. The build is a computation
+ * in steps (steps.ts: a yield every few cards, each step well under a millisecond), so a runner can spread
+ * 10,000 cards over many short slices; `buildContactBook` runs it at once.
  */
 import type { CountryCode } from "libphonenumber-js/min";
 import { emailKey, firstRegion, handleKey, phoneKey, regionCode } from "./keys.ts";
+import { drain, type Steps } from "./steps.ts";
 
 /** One card as gw shows it: its name, its phone numbers (E.164; see keys.ts) and e-mail addresses (lower case). */
 export interface Card {
@@ -97,11 +100,19 @@ function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-function namedCards(
+/**
+ * Cards parsed between two yields: a phone number costs ~20-25 µs to parse once libphonenumber is warm (far
+ * more in a fresh process), so a step stays well under a millisecond.
+ */
+const CARDS_PER_STEP = 4;
+/** Items of the cheap passes (merging, tallying) between two yields. */
+const ITEMS_PER_STEP = 128;
+
+function* namedCards(
   rows: readonly CardRow[],
   region: CountryCode | null,
   cache: Map<string, string | null>,
-): Named[] {
+): Steps<Named[]> {
   const keyOf = (raw: string, r: CountryCode | null) => {
     const id = `${r ?? ""}\0${raw}`;
     const known = cache.get(id);
@@ -111,7 +122,9 @@ function namedCards(
     return k;
   };
   const out: Named[] = [];
-  for (const row of rows) {
+  for (let i = 0; i < rows.length; i++) {
+    if (i % CARDS_PER_STEP === CARDS_PER_STEP - 1) yield;
+    const row = rows[i] as CardRow;
     const name = cardName(row);
     if (name === null) continue;
     const keys = new Set<string>();
@@ -129,7 +142,7 @@ function namedCards(
 }
 
 /** Groups of card indexes that are one person (see the header), each in input order. */
-function mergeGroups(cards: readonly Named[]): number[][] {
+function* mergeGroups(cards: readonly Named[]): Steps<number[][]> {
   const parent = cards.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i] as number] as number;
@@ -141,14 +154,17 @@ function mergeGroups(cards: readonly Named[]): number[][] {
     if (j === undefined) firstWith.set(tag, i);
     else parent[find(i)] = find(j);
   };
-  cards.forEach((c, i) => {
+  for (let i = 0; i < cards.length; i++) {
+    if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+    const c = cards[i] as Named;
     if (c.row.linkId) join(`link\0${c.row.linkId}`, i);
     for (const k of c.keys) join(`name\0${c.folded}\0${k}`, i);
-  });
+  }
   const groups = new Map<number, number[]>();
-  cards.forEach((_, i) => {
+  for (let i = 0; i < cards.length; i++) {
+    if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
     pushTo(groups, find(i), i);
-  });
+  }
   return [...groups.values()].sort((a, b) => (a[0] as number) - (b[0] as number));
 }
 
@@ -159,18 +175,27 @@ function mergedCard(members: readonly Named[]): Card {
   return { name, phones: keys.filter((k) => !k.includes("@")), emails: keys.filter((k) => k.includes("@")) };
 }
 
-export function buildContactBook(rows: readonly CardRow[], opts: BookOptions): ContactBook {
+/** The book, built in steps (see the header); nothing is shared with an earlier book but `phoneKeys`. */
+export function* buildContactBookSteps(rows: readonly CardRow[], opts: BookOptions): Steps<ContactBook> {
   const region = regionCode(opts.defaultRegion);
-  const named = namedCards(rows, region, opts.phoneKeys ?? new Map());
-  const cards = mergeGroups(named).map((g) => mergedCard(g.map((i) => named[i] as Named)));
+  const named = yield* namedCards(rows, region, opts.phoneKeys ?? new Map());
+  const groups = yield* mergeGroups(named);
   const namesByKey = new Map<string, string[]>();
   const byName = new Map<string, Card[]>();
-  for (const card of cards) {
+  let n = 0;
+  for (const g of groups) {
+    if (++n % ITEMS_PER_STEP === 0) yield;
+    const card = mergedCard(g.map((i) => named[i] as Named));
     for (const k of card.phones) pushTo(namesByKey, k, card.name);
     for (const k of card.emails) pushTo(namesByKey, k, card.name);
     pushTo(byName, foldName(card.name), card);
   }
-  const nameByKey = new Map([...namesByKey].map(([k, names]) => [k, tallyName(names) as string]));
+  const nameByKey = new Map<string, string>();
+  for (const [k, names] of namesByKey) {
+    if (++n % ITEMS_PER_STEP === 0) yield;
+    nameByKey.set(k, tallyName(names) as string);
+  }
+  const cards = groups.length;
   return {
     nameOf(handle, handleRegion) {
       const key = handleKey(handle, firstRegion(handleRegion, region));
@@ -178,8 +203,12 @@ export function buildContactBook(rows: readonly CardRow[], opts: BookOptions): C
     },
     cardsNamed: (name) =>
       (byName.get(foldName(name)) ?? []).map((c) => ({ ...c, phones: [...c.phones], emails: [...c.emails] })),
-    cards: cards.length,
+    cards,
   };
+}
+
+export function buildContactBook(rows: readonly CardRow[], opts: BookOptions): ContactBook {
+  return drain(buildContactBookSteps(rows, opts));
 }
 
 /** The book with no cards: Contacts off, not read yet, or nothing readable. */

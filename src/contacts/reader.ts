@@ -1,21 +1,34 @@
 /**
  * Reads macOS Contacts' databases (runner): the folder's AddressBook-v22.abcddb and every
  * Sources/<id>/AddressBook-v22.abcddb (one per account; the top file holds few or no cards), each opened
- * read-only and never written, each query built from the columns present (queries.ts). Nothing here
- * throws for a file: a folder that is missing, a file that cannot be opened or is not SQLite, a query that
- * fails, each is a problem in words, and the other files are still read.
+ * read-only and never written, each query built from the columns present (queries.ts). A file is read in
+ * steps (steps.ts: a yield every ROWS_PER_STEP rows) inside one read transaction, so a read spread over
+ * many slices still sees one snapshot of the file. Nothing here throws for a file: a folder that is
+ * missing, a file that cannot be opened or is not SQLite, a query that fails, each is a problem in words,
+ * and the other files are still read.
  */
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildContactBook, type CardRow, type ContactBook } from "./book.ts";
 import { regionOfLocale } from "./keys.ts";
-import { type Columns, emailQuery, entityQuery, phoneQuery, recordQuery } from "./queries.ts";
+import {
+  type Columns,
+  compareValues,
+  emailQuery,
+  entityQuery,
+  phoneQuery,
+  recordQuery,
+  type ValueOrder,
+} from "./queries.ts";
+import { drain, type Steps } from "./steps.ts";
 
 export const ADDRESS_BOOK_FILE = "AddressBook-v22.abcddb";
 export const SOURCES_DIR = "Sources";
 /** How long a read waits for Contacts' own lock before it fails (and is tried again at the next change). */
 export const BUSY_TIMEOUT_MS = 100;
+/** Rows stepped between two yields: a row costs about a microsecond, so a step stays well under 1 ms. */
+export const ROWS_PER_STEP = 128;
 
 export interface FoundFiles {
   /** The top database first, then Sources/* in name order. */
@@ -47,11 +60,18 @@ export type FileRead = { ok: true; rows: CardRow[] } | { ok: false; problem: str
 
 /** The contact cards of one database, or why they cannot be read. */
 export function readAddressBook(path: string): FileRead {
+  return drain(readAddressBookSteps(path));
+}
+
+/** readAddressBook in steps; closing the steps early closes the file. */
+export function* readAddressBookSteps(path: string): Steps<FileRead> {
   let db: Database | null = null;
   try {
     db = new Database(path, { readonly: true });
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    return { ok: true, rows: readRows(db) };
+    // One snapshot for every query of the file, however many slices the read is spread over.
+    db.run("BEGIN");
+    return { ok: true, rows: yield* readRows(db) };
   } catch (err) {
     return { ok: false, problem: `${path}: ${messageOf(err)}` };
   } finally {
@@ -59,7 +79,7 @@ export function readAddressBook(path: string): FileRead {
   }
 }
 
-function readRows(db: Database): CardRow[] {
+function* readRows(db: Database): Steps<CardRow[]> {
   const columns = (table: string): Columns =>
     new Set(
       db
@@ -79,15 +99,14 @@ function readRows(db: Database): CardRow[] {
           .map((r) => r.ent);
   const rq = recordQuery(record, entities !== null && entities.length > 0 ? entities : null);
   if (rq === null) throw new Error("ZABCDRECORD has no Z_PK column");
-  const phones = valuesByOwner(db, phoneQuery(columns("ZABCDPHONENUMBER")), (r) => ({
+  const phones = yield* valuesByOwner(db, phoneQuery(columns("ZABCDPHONENUMBER")), (r) => ({
     number: String(r.number),
     country: typeof r.country === "string" ? r.country : null,
   }));
-  const emails = valuesByOwner(db, emailQuery(columns("ZABCDEMAILADDRESS")), (r) => String(r.address));
-  return db
-    .query<Record<string, unknown>, []>(rq)
-    .all()
-    .map((r) => ({
+  const emails = yield* valuesByOwner(db, emailQuery(columns("ZABCDEMAILADDRESS")), (r) => String(r.address));
+  const rows: CardRow[] = [];
+  yield* eachRow(db, rq, (r) => {
+    rows.push({
       firstName: text(r.first_name),
       lastName: text(r.last_name),
       nickname: text(r.nickname),
@@ -95,25 +114,43 @@ function readRows(db: Database): CardRow[] {
       company: (Number(r.display_flags ?? 0) & 1) === 1,
       linkId: text(r.link_id),
       preferredForLinkName: Number(r.preferred_for_link_name ?? 0) === 1,
-      phones: phones.get(Number(r.pk)) ?? [],
-      emails: emails.get(Number(r.pk)) ?? [],
-    }));
+      phones: phones(Number(r.pk)),
+      emails: emails(Number(r.pk)),
+    });
+  });
+  return rows;
 }
 
-function valuesByOwner<T>(
+/** Steps through every row of `sql`, a yield every ROWS_PER_STEP rows. */
+function* eachRow(db: Database, sql: string, each: (row: Record<string, unknown>) => void): Steps<void> {
+  const statement = db.prepare<Record<string, unknown>, []>(sql);
+  try {
+    let n = 0;
+    for (const r of statement.iterate()) {
+      each(r);
+      if (++n % ROWS_PER_STEP === 0) yield;
+    }
+  } finally {
+    statement.finalize();
+  }
+}
+
+/** A card's values in the order Contacts lists them (queries.ts compareValues), by owner. */
+function* valuesByOwner<T>(
   db: Database,
   sql: string | null,
   value: (row: Record<string, unknown>) => T,
-): Map<number, T[]> {
-  const out = new Map<number, T[]>();
-  if (sql === null) return out;
-  for (const r of db.query<Record<string, unknown>, []>(sql).all()) {
-    const owner = Number(r.owner);
-    const list = out.get(owner);
-    if (list) list.push(value(r));
-    else out.set(owner, [value(r)]);
-  }
-  return out;
+): Steps<(owner: number) => T[]> {
+  const byOwner = new Map<number, { v: T; o: ValueOrder }[]>();
+  if (sql !== null)
+    yield* eachRow(db, sql, (r) => {
+      const owner = Number(r.owner);
+      const entry = { v: value(r), o: { is_primary: r.is_primary, ordering: r.ordering, pk: r.pk } };
+      const list = byOwner.get(owner);
+      if (list) list.push(entry);
+      else byOwner.set(owner, [entry]);
+    });
+  return (owner) => (byOwner.get(owner) ?? []).sort((a, b) => compareValues(a.o, b.o)).map((e) => e.v);
 }
 
 export interface BookRead {

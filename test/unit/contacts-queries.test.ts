@@ -1,11 +1,17 @@
 /**
  * The Contacts reader's SELECTs (src/contacts/queries.ts) are built from the columns present: a missing
  * column reads as NULL, a missing essential gives no query, and every built query runs on a table that has
- * exactly those columns.
+ * exactly those columns; a card's values are ordered in code exactly as SQLite's ORDER BY would.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { emailQuery, entityQuery, phoneQuery, recordQuery } from "../../src/contacts/queries.ts";
+import {
+  compareValues,
+  emailQuery,
+  entityQuery,
+  phoneQuery,
+  recordQuery,
+} from "../../src/contacts/queries.ts";
 
 const cols = (...names: string[]) => new Set(names);
 const RECORD_FULL = cols(
@@ -71,18 +77,18 @@ describe("recordQuery", () => {
 });
 
 describe("phoneQuery and emailQuery", () => {
-  test("ordered as Contacts lists them when the columns are there", () => {
+  test("the order columns are selected, not sorted in SQL (one unsliceable step); the reader orders them", () => {
     const phone = cols("Z_PK", "ZOWNER", "ZFULLNUMBER", "ZCOUNTRYCODE", "ZISPRIMARY", "ZORDERINGINDEX");
     const sql = phoneQuery(phone) as string;
-    expect(sql).toContain("ORDER BY ZOWNER, ZISPRIMARY DESC, ZORDERINGINDEX, Z_PK");
+    expect(sql).toContain("ZISPRIMARY AS is_primary, ZORDERINGINDEX AS ordering, Z_PK AS pk");
+    expect(sql).not.toContain("ORDER BY");
     expect(sql).toContain("ZCOUNTRYCODE AS country");
     expect(runs("ZABCDPHONENUMBER", phone, sql)).toEqual([]);
   });
 
-  test("an older table: what is missing reads as NULL or drops out of the order", () => {
+  test("an older table: what is missing reads as NULL", () => {
     const sql = phoneQuery(cols("ZOWNER", "ZFULLNUMBER")) as string;
-    expect(sql).toContain("NULL AS country");
-    expect(sql).toEndWith("ORDER BY ZOWNER");
+    expect(sql).toContain("NULL AS country, NULL AS is_primary, NULL AS ordering, NULL AS pk");
     expect(runs("ZABCDPHONENUMBER", cols("ZOWNER", "ZFULLNUMBER"), sql)).toEqual([]);
     expect(phoneQuery(cols("ZOWNER"))).toBeNull();
     expect(phoneQuery(cols("ZFULLNUMBER"))).toBeNull();
@@ -95,5 +101,33 @@ describe("phoneQuery and emailQuery", () => {
     expect(emailQuery(cols("ZOWNER", "ZADDRESSNORMALIZED"))).toContain("ZADDRESSNORMALIZED AS address");
     expect(emailQuery(cols("ZOWNER"))).toBeNull();
     expect(emailQuery(cols("ZADDRESS"))).toBeNull();
+  });
+});
+
+describe("compareValues", () => {
+  test("sorts a card's values as ORDER BY ZISPRIMARY DESC, ZORDERINGINDEX, Z_PK does in SQLite", () => {
+    const rows = [
+      [1, null, null, 7],
+      [2, 0, 2, 3],
+      [3, 1, 5, 9],
+      [4, 0, null, 8],
+      [5, 0, 2, 1],
+      [6, null, 0, 2],
+      [7, 1, 5, 4],
+    ] as const;
+    const db = new Database(":memory:");
+    db.run("CREATE TABLE v (id, ZISPRIMARY, ZORDERINGINDEX, Z_PK)");
+    for (const r of rows) db.run("INSERT INTO v VALUES (?, ?, ?, ?)", [...r]);
+    const sqlite = db
+      .query<{ id: number }, []>("SELECT id FROM v ORDER BY ZISPRIMARY DESC, ZORDERINGINDEX, Z_PK")
+      .all()
+      .map((r) => r.id);
+    db.close();
+    const ours: number[] = rows
+      .map(([id, is_primary, ordering, pk]) => ({ id, is_primary, ordering, pk }))
+      .sort(compareValues)
+      .map((r) => r.id);
+    expect(ours).toEqual(sqlite);
+    expect(sqlite).toEqual([7, 3, 4, 5, 2, 1, 6]);
   });
 });
