@@ -161,7 +161,7 @@ function namesOf(contacts: Contacts | null): Names {
   if (!contacts) return NO_NAMES;
   return {
     nameOf: (handle, region) => contacts.current().nameOf(handle, region),
-    ready: () => ("ready" in contacts ? (contacts as { ready(): Promise<void> }).ready() : Promise.resolve()),
+    ready: () => contacts.ready(),
   };
 }
 
