@@ -198,6 +198,23 @@ describe("buildContactBook", () => {
     expect(book.cardsNamed("alex")[0]?.phones).toEqual(["+15555550100"]);
   });
 
+  test("a handle asked again, in its own region or another, gets the same answers as the first time", () => {
+    const book = buildContactBook(
+      [
+        row({ firstName: "Alex", phones: ["(555) 555-0100"] }),
+        row({ firstName: "Gwen", phones: [{ number: "020 7946 0018", country: "gb" }] }),
+      ],
+      US,
+    );
+    for (let i = 0; i < 3; i++) {
+      expect(book.nameOf("5555550100")).toBe("Alex");
+      expect(book.nameOf("5555550100", "us")).toBe("Alex");
+      expect(book.nameOf("02079460018", "GB")).toBe("Gwen");
+      expect(book.nameOf("02079460018")).toBeNull();
+      expect(book.nameOf("02079460018", "gb")).toBe("Gwen");
+    }
+  });
+
   test("the empty book knows nobody", () => {
     expect(EMPTY_BOOK.cards).toBe(0);
     expect(EMPTY_BOOK.nameOf("+15555550100")).toBeNull();
