@@ -4,7 +4,8 @@
  * contacts-world.ts (GW_CONTACTS_DIR) and without Contacts (GW_CONTACTS=0), alternating A B B A so
  * neither side always runs first. A run with Contacts is only counted once its log says the runner read
  * every card (`contacts read`, waited for after the timed part): the figure cannot come from a gw that
- * skipped them. The runner's own figure (its first check's start → the book swapped in) is kept too.
+ * skipped them. The runner's own figures (its first check's start → the book swapped in, its slices and
+ * the longest, wall time with whatever ran in it: a garbage collection, time without a CPU) are kept too.
  */
 import { join } from "node:path";
 import { type ContactsRead, waitContactsRead } from "./contacts-world.ts";
@@ -15,8 +16,10 @@ export interface StartupResult {
   runs: number;
   withContacts: Dist;
   without: Dist;
-  /** The runner's `contacts read` ms in the runs with Contacts. */
+  /** The runner's `contacts read` figures in the runs with Contacts: ms, slices, the longest slice. */
   contactsReadMs: Dist;
+  slices: Dist;
+  longestSliceMs: Dist;
   /** with − without, ms. */
   p50DeltaMs: number;
   p90DeltaMs: number;
@@ -66,6 +69,8 @@ export async function startupAB(o: {
     withContacts: da,
     without: db,
     contactsReadMs: dist(reads.map((r) => r.ms)),
+    slices: dist(reads.map((r) => r.slices)),
+    longestSliceMs: dist(reads.map((r) => r.longestSliceMs)),
     p50DeltaMs: Math.round((da.p50 - db.p50) * 100) / 100,
     p90DeltaMs: Math.round((da.p90 - db.p90) * 100) / 100,
   };

@@ -41,8 +41,10 @@ export function writeContactsFolder(root: string, cards = CARDS): string {
 export interface ContactsRead {
   files: number;
   cards: number;
-  /** The runner's own figure: the check's start to the new book swapped in. */
+  /** The runner's own figures: the check's start to the new book swapped in; its slices, the longest. */
   ms: number;
+  slices: number;
+  longestSliceMs: number;
 }
 
 /** The first `contacts read` line in a gw home's log files, or null. */
@@ -56,8 +58,14 @@ export function contactsReadIn(logDir: string): ContactsRead | null {
   for (const n of names) {
     for (const line of readFileSync(join(logDir, n), "utf8").split("\n")) {
       if (!line.includes('"contacts read"')) continue;
-      const r = JSON.parse(line) as ContactsRead;
-      return { files: r.files, cards: r.cards, ms: r.ms };
+      const r = JSON.parse(line) as ContactsRead & { longest_slice_ms: number };
+      return {
+        files: r.files,
+        cards: r.cards,
+        ms: r.ms,
+        slices: r.slices,
+        longestSliceMs: r.longest_slice_ms,
+      };
     }
   }
   return null;

@@ -91,8 +91,7 @@ export function createContacts(o: ContactsOptions): Contacts {
   const watch = createFolderWatch(() => notified(), log);
 
   /** Reads what changed; `retry`: also the files that failed, though unchanged (a poll). */
-  function* checkSteps(retry: boolean): Steps<() => void> {
-    const t0 = now();
+  function* checkSteps(retry: boolean): Steps<() => boolean> {
     const found = findAddressBooks(o.dir);
     const held = new Map([...shown.held].filter(([path]) => found.files.includes(path)));
     const failed = new Map([...shown.failed].filter(([path]) => found.files.includes(path)));
@@ -116,13 +115,13 @@ export function createContacts(o: ContactsOptions): Contacts {
       : shown.book;
     return () => {
       shown = { book, held, failed, folderProblem: found.problem };
-      if (changed)
-        log.info({ files: held.size, cards: book.cards, ms: Math.round(now() - t0) }, "contacts read");
+      return changed;
     };
   }
 
   async function checkOnce(retry: boolean, mine: number): Promise<void> {
     const stats: SliceStats = { slices: 0, longestMs: 0 };
+    const t0 = now();
     try {
       const swap = await runSliced(checkSteps(retry), {
         sliceMs: o.sliceMs ?? SLICE_MS,
@@ -132,8 +131,10 @@ export function createContacts(o: ContactsOptions): Contacts {
         stats,
       });
       if (life !== mine) return;
-      swap();
-      log.debug({ slices: stats.slices, longest_slice_ms: stats.longestMs }, "contacts check");
+      if (swap()) {
+        const read = { files: shown.held.size, cards: shown.book.cards, ms: Math.round(now() - t0) };
+        log.info({ ...read, slices: stats.slices, longest_slice_ms: stats.longestMs }, "contacts read");
+      }
       const problem = problemOf(shown);
       if (problem !== lastProblem && problem !== null)
         log.warn({ problem }, "contacts cannot be read in full");
@@ -144,7 +145,7 @@ export function createContacts(o: ContactsOptions): Contacts {
     }
   }
 
-  /** Runs a check now, or right after the one running (a poll's retry wins when both asked). */
+  /** Runs a check on the next turn, or right after the one running (a poll's retry wins when both asked). */
   function check(retry: boolean): void {
     if (running !== null && running.life === life) {
       running.again = (running.again ?? false) || retry;
@@ -154,7 +155,9 @@ export function createContacts(o: ContactsOptions): Contacts {
     running = me;
     void (async () => {
       let r = retry;
+      await pauseForLoop(); // start() and the timers return at once; the first slice runs on the next turn
       for (;;) {
+        if (me.life !== life) break;
         await checkOnce(r, me.life);
         settleReady();
         if (me.again === null || me.life !== life) break;
