@@ -186,6 +186,16 @@ test("the template itself is complete: every placeholder is one the renderer fil
   expect(keys).toEqual(new Set(["VERSION", "HOMEPAGE", "BASE_URL", ...PLATFORMS.map((p) => p.placeholder)]));
 });
 
+test("one licence everywhere: LICENSE (MIT, gw's name and a year), package.json and the formula agree", () => {
+  const text = readFileSync(join(ROOT, "LICENSE"), "utf8");
+  expect(text.split("\n")[0]).toBe("MIT License");
+  expect(text).toMatch(/^Copyright \(c\) 20\d\d the gw authors$/m);
+  expect(text).toContain('THE SOFTWARE IS PROVIDED "AS IS"');
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { license: string };
+  expect(pkg.license).toBe("MIT");
+  expect(TEMPLATE).toMatch(new RegExp(`^ {2}license "${pkg.license}"$`, "m"));
+});
+
 test("the rendered formula: version, one url and matching sha256 per platform, no placeholder left", () => {
   const rb = render();
   expect(rb).not.toMatch(/\{\{|\}\}|TEMPLATE/);
