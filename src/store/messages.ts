@@ -230,7 +230,8 @@ export function createMessageStore(db: Database) {
       limit: number,
       before: Pick<MessageRow, "message_ts" | "id"> | null = null,
     ): MessageRow[] {
-      if (before) return s.quarantinedBefore.all(sinceMs ?? BEFORE_ALL_TIME, limit, before.message_ts, before.id);
+      if (before)
+        return s.quarantinedBefore.all(sinceMs ?? BEFORE_ALL_TIME, limit, before.message_ts, before.id);
       return s.quarantined.all(sinceMs ?? BEFORE_ALL_TIME, limit);
     },
   };

@@ -4,7 +4,7 @@
  * migration that ends sooner logs nothing.
  */
 import type { Clock, Logger } from "../core/ports.ts";
-import type { MigrationProgress } from "./migrations.ts";
+import type { MigrationProgress } from "./migration-types.ts";
 
 export const PROGRESS_EVERY_MS = 2000;
 

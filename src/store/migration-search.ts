@@ -5,7 +5,7 @@
  * ingest fell to 0.3× (bench search); explicit writes keep one segment per transaction.
  */
 import type { Database } from "bun:sqlite";
-import type { Migration, MigrationProgress } from "./migrations.ts";
+import type { Migration, MigrationProgress } from "./migration-types.ts";
 
 /** The tag tokens of search-query.ts (channelTag, sourceTag), written by SQL. */
 const TAGS = "'c' || hex(m.channel_id) || ' s' || hex(m.source)";

@@ -6,22 +6,9 @@
  * test/integration/store-plans.test.ts pins their plans.
  */
 
-import type { Database } from "bun:sqlite";
 import { RAW_MIGRATION } from "./migration-raw.ts";
 import { SEARCH_MIGRATION } from "./migration-search.ts";
-
-/** How far a long migration step is (e.g. 412,000 of 1,000,000 messages indexed). */
-export type MigrationProgress = (p: { task: string; done: number; total: number }) => void;
-
-/**
- * A migration: SQL run in one transaction; or one that rebuilds tables others refer to, run with foreign
- * keys off (SQLite's table-rebuild procedure) and checked with `foreign_key_check` before it commits; or
- * SQL followed, in the same transaction, by a `backfill` that fills what it created and reports progress.
- */
-export type Migration =
-  | string
-  | { sql: string; rebuildsTables: true }
-  | { sql: string; backfill: (db: Database, progress: MigrationProgress) => void };
+import type { Migration } from "./migration-types.ts";
 
 export const MIGRATIONS: readonly Migration[] = [
   `

@@ -6,7 +6,8 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { MIGRATIONS, type Migration, type MigrationProgress } from "./migrations.ts";
+import type { Migration, MigrationProgress } from "./migration-types.ts";
+import { MIGRATIONS } from "./migrations.ts";
 
 export const BUSY_TIMEOUT_MS = 5000;
 

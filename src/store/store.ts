@@ -14,7 +14,7 @@ import { createIdempotencyStore } from "./idempotency.ts";
 import { createIdentityStore } from "./identities.ts";
 import { withReadModels } from "./message-writes.ts";
 import { createMessageStore } from "./messages.ts";
-import type { MigrationProgress } from "./migrations.ts";
+import type { MigrationProgress } from "./migration-types.ts";
 import { openDatabase, openDatabaseReadOnly } from "./open.ts";
 import { createReadStore } from "./reads.ts";
 import { createSearchStore } from "./search.ts";
