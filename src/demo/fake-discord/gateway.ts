@@ -6,7 +6,8 @@
  * bot do on Discord.
  */
 import type { Server, ServerWebSocket } from "bun";
-import type { Payload, World } from "./world.ts";
+import type { Payload } from "./types.ts";
+import type { World } from "./world.ts";
 
 const MESSAGE_CONTENT_INTENT = 1 << 15;
 

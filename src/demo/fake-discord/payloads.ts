@@ -4,7 +4,7 @@
  * snapshot) and a reaction as the gateway dispatches them and an attachment's CDN url. world.ts passes in
  * what they need of its state (history, overwrites, the bot).
  */
-import type { Channel, FakeUser, Payload } from "./world.ts";
+import type { Channel, FakeUser, Payload } from "./types.ts";
 
 export const DISCORD_EPOCH = 1_420_070_400_000n;
 

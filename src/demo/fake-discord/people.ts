@@ -3,10 +3,13 @@
  * threads and DMs, post (live or only into history; replies and forwards too), edit, delete, react and
  * rename; each change goes out as the dispatch Discord sends for it.
  */
+
+import type { ChannelAccess } from "./access.ts";
 import type { FakeGateway } from "./gateway.ts";
 import { reactionPayload, snapshotOf } from "./payloads.ts";
 import type { createRest } from "./rest.ts";
-import type { Channel, ChannelAccess, FakeMessageInput, FakeUser, Payload, World } from "./world.ts";
+import type { Channel, FakeMessageInput, FakeUser, Payload } from "./types.ts";
+import type { World } from "./world.ts";
 
 export function createPeople(world: World, gateway: FakeGateway, rest: ReturnType<typeof createRest>) {
   const addChannel = (c: Channel) => {

@@ -4,7 +4,8 @@
  * Missing Access (50001), and one whose history it may not read an empty list, as Discord does.
  */
 import type { FakeGateway } from "./gateway.ts";
-import type { FakeUser, Payload, World } from "./world.ts";
+import type { FakeUser, Payload } from "./types.ts";
+import type { World } from "./world.ts";
 
 export interface RecordedRequest {
   method: string;

@@ -5,16 +5,12 @@
  * receives events and sends through it (discord.md).
  */
 import type { Server } from "bun";
+import type { ChannelAccess } from "./access.ts";
 import { createGateway, type SocketData } from "./gateway.ts";
 import { createPeople } from "./people.ts";
 import { createRest, type FailureRule, type PostedMessage, type RecordedRequest } from "./rest.ts";
-import {
-  type ChannelAccess,
-  createWorld,
-  type FakeMessageInput,
-  type FakeUser,
-  type Payload,
-} from "./world.ts";
+import type { FakeMessageInput, FakeUser, Payload } from "./types.ts";
+import { createWorld } from "./world.ts";
 
 export type { ChannelAccess, FailureRule, FakeMessageInput, FakeUser, PostedMessage, RecordedRequest };
 
