@@ -5,6 +5,20 @@
  * any malformation); work is bounded by the blob length and nesting by MAX_DEPTH, so it cannot loop.
  */
 
+import {
+  FIRST_TAG,
+  LAST_TAG,
+  REFERENCE_BIAS,
+  SIGNATURE,
+  TAG_END,
+  TAG_FLOAT,
+  TAG_INT16,
+  TAG_INT32,
+  TAG_INT64,
+  TAG_NEW,
+  TAG_NIL,
+} from "./typedstream-tags.ts";
+
 export interface ArchivedClass {
   readonly kind: "class";
   readonly name: string;
@@ -22,21 +36,8 @@ export interface ArchivedObject {
 /** Integers and floats are numbers, `+` strings and `[Nc]` arrays bytes, C strings/atoms strings. */
 export type Value = number | string | Uint8Array | ArchivedObject | ArchivedClass | null | Value[];
 
-const TAG_INT16 = 0x81;
-const TAG_INT32 = 0x82;
-const TAG_FLOAT = 0x83;
-const TAG_NEW = 0x84;
-const TAG_NIL = 0x85;
-const TAG_END = 0x86;
-const TAG_INT64 = 0x87;
-/** Bytes 0x80..0x91 are tags; a reference number is the signed integer read minus this (0x92 → 0). */
-const FIRST_TAG = 0x80;
-const LAST_TAG = 0x91;
-const REFERENCE_BIAS = -110;
-
 const MAX_DEPTH = 48;
 const MAX_ARRAY_DIGITS = 9;
-const SIGNATURE = "streamtyped";
 const INTEGER_TYPES = "sSiIlLqQ";
 const SIMPLE_TYPES = "cCBsSiIlLqQfd*%:+#@!";
 

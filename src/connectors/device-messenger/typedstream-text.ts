@@ -4,20 +4,17 @@
  * markers. `decodeBody` (typedstream-body.ts) takes its text from here, so both always agree.
  */
 
+import { SIGNATURE, TAG_END, TAG_INT16, TAG_INT32, TAG_NEW } from "./typedstream-tags.ts";
+
 const HEADER_LENGTH = 16;
 /** Step 2: the root class name must lie within bytes [16, 64) of the blob. */
 const ROOT_WINDOW_END = 64;
 /** Step 4: `84 01 2B` must lie within this many bytes after the `NSString` class name. */
 const TYPE_WINDOW = 12;
 
-const TAG_INT16 = 0x81;
-const TAG_INT32 = 0x82;
-const TAG_NEW = 0x84;
-const TAG_END = 0x86;
-
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-const STREAMTYPED = ascii("streamtyped");
+const STREAMTYPED = ascii(SIGNATURE);
 const ROOT_NAMES = [ascii("NSAttributedString"), ascii("NSMutableAttributedString")];
 const NSSTRING = ascii("NSString");
 const TYPE_PLUS = Uint8Array.of(TAG_NEW, 0x01, 0x2b);

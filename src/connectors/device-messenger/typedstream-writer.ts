@@ -11,14 +11,16 @@ import {
   FILE_TRANSFER_GUID_KEY,
   PART_KEY,
 } from "./typedstream-body.ts";
+import {
+  REFERENCE_BIAS,
+  SIGNATURE,
+  TAG_END,
+  TAG_INT16,
+  TAG_INT32,
+  TAG_NEW,
+  TAG_NIL,
+} from "./typedstream-tags.ts";
 
-const TAG_INT16 = 0x81;
-const TAG_INT32 = 0x82;
-const TAG_NEW = 0x84;
-const TAG_NIL = 0x85;
-const TAG_END = 0x86;
-/** Reference numbers are written as signed integers biased so that table entry 0 is the byte 0x92. */
-const REFERENCE_BIAS = -110;
 const INT32_MIN = -0x8000_0000;
 const INT32_MAX = 0x7fff_ffff;
 
@@ -208,7 +210,7 @@ export function encodeBody(body: Body): Uint8Array {
   const w = new TypedStreamWriter();
   // Header: streamer version 4, signature, system version 1000 (`81 E8 03`).
   w.int(4);
-  w.bytes(ascii("streamtyped"));
+  w.bytes(ascii(SIGNATURE));
   w.int(1000);
 
   w.sharedString("@");
