@@ -21,6 +21,17 @@ const ENTITIES: readonly (readonly [number, string, number])[] = [
   [25, "CNCDContainer", 17],
 ];
 
+/** The columns a card's phone numbers and e-mail addresses both start with (ZOWNER is the card's Z_PK). */
+const CARD_VALUE_COLUMNS: readonly (readonly [string, string])[] = [
+  ["Z_PK", "INTEGER PRIMARY KEY"],
+  ["Z_ENT", "INTEGER"],
+  ["Z_OPT", "INTEGER"],
+  ["ZISPRIMARY", "INTEGER"],
+  ["ZORDERINGINDEX", "INTEGER"],
+  ["ZOWNER", "INTEGER"],
+  ["Z22_OWNER", "INTEGER"],
+];
+
 export const TABLES: Record<string, readonly (readonly [string, string])[]> = {
   ZABCDRECORD: [
     ["Z_PK", "INTEGER PRIMARY KEY"],
@@ -43,13 +54,7 @@ export const TABLES: Record<string, readonly (readonly [string, string])[]> = {
     ["ZORGANIZATION", "VARCHAR"],
   ],
   ZABCDPHONENUMBER: [
-    ["Z_PK", "INTEGER PRIMARY KEY"],
-    ["Z_ENT", "INTEGER"],
-    ["Z_OPT", "INTEGER"],
-    ["ZISPRIMARY", "INTEGER"],
-    ["ZORDERINGINDEX", "INTEGER"],
-    ["ZOWNER", "INTEGER"],
-    ["Z22_OWNER", "INTEGER"],
+    ...CARD_VALUE_COLUMNS,
     ["ZCOUNTRYCODE", "VARCHAR"],
     ["ZFULLNUMBER", "VARCHAR"],
     ["ZLABEL", "VARCHAR"],
@@ -57,13 +62,7 @@ export const TABLES: Record<string, readonly (readonly [string, string])[]> = {
     ["ZUNIQUEID", "VARCHAR"],
   ],
   ZABCDEMAILADDRESS: [
-    ["Z_PK", "INTEGER PRIMARY KEY"],
-    ["Z_ENT", "INTEGER"],
-    ["Z_OPT", "INTEGER"],
-    ["ZISPRIMARY", "INTEGER"],
-    ["ZORDERINGINDEX", "INTEGER"],
-    ["ZOWNER", "INTEGER"],
-    ["Z22_OWNER", "INTEGER"],
+    ...CARD_VALUE_COLUMNS,
     ["ZADDRESS", "VARCHAR"],
     ["ZADDRESSNORMALIZED", "VARCHAR"],
     ["ZLABEL", "VARCHAR"],
