@@ -76,6 +76,95 @@ const appleNow = () => Date.now() / 1000 - APPLE_EPOCH_S;
 const uuid = () => crypto.randomUUID().toUpperCase();
 const lastFour = (n: string) => n.replace(/\D/g, "").slice(-4);
 
+type Row = Record<string, string | number | null>;
+type Entities = (name: string) => number;
+
+/** The ZABCDRECORD columns a card spec sets (only those it gives). Pure. */
+function cardFields(card: CardSpec): Row {
+  const out: Row = {};
+  const set = (col: string, v: string | number | null | undefined) => {
+    if (v !== undefined) out[col] = v;
+  };
+  const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0);
+  set("ZFIRSTNAME", card.first);
+  set("ZLASTNAME", card.last);
+  set("ZMIDDLENAME", card.middle);
+  set("ZNICKNAME", card.nickname);
+  set("ZORGANIZATION", card.organization);
+  set("ZDISPLAYFLAGS", bit(card.company));
+  set("ZLINKID", card.linkId);
+  set("ZPREFERREDFORLINKNAME", bit(card.preferredForLinkName));
+  return out;
+}
+
+/** The phone-number and e-mail rows of card `pk`, the first of each kind primary. Pure. */
+function valueRows(pk: number, card: Pick<CardSpec, "phones" | "emails">, ent: Entities): [string, Row][] {
+  const owner = (i: number) => ({
+    Z_OPT: 1,
+    ZISPRIMARY: i === 0 ? 1 : 0,
+    ZORDERINGINDEX: i,
+    ZOWNER: pk,
+    Z22_OWNER: ent("ABCDContact"),
+  });
+  const phones = (card.phones ?? []).map((p, i): [string, Row] => {
+    const spec = typeof p === "string" ? { number: p } : p;
+    return [
+      "ZABCDPHONENUMBER",
+      {
+        Z_ENT: ent("ABCDPhoneNumber"),
+        ...owner(i),
+        ZCOUNTRYCODE: spec.country ?? null,
+        ZFULLNUMBER: spec.number,
+        ZLABEL: spec.label ?? "_$!<Mobile>!$_",
+        ZLASTFOURDIGITS: lastFour(spec.number),
+        ZUNIQUEID: `${uuid()}:ABPhone`,
+      },
+    ];
+  });
+  const emails = (card.emails ?? []).map((e, i): [string, Row] => [
+    "ZABCDEMAILADDRESS",
+    {
+      Z_ENT: ent("ABCDEmailAddress"),
+      ...owner(i),
+      ZADDRESS: e,
+      ZADDRESSNORMALIZED: e.toLowerCase(),
+      ZLABEL: "_$!<Home>!$_",
+      ZUNIQUEID: `${uuid()}:ABEmail`,
+    },
+  ]);
+  return [...phones, ...emails];
+}
+
+/** The database's tables: a file made before keeps its shape, a new one gets the shape `opts` asks for. */
+function openTables(db: Database, opts: AddressBookOptions) {
+  const has = new Map<string, Set<string>>();
+  const existing = tableColumns(db, "ZABCDRECORD").size > 0;
+  const ent = entityNumbers(existing ? db : null, opts.contactEntity ?? 22);
+  if (existing) for (const table of Object.keys(TABLES)) has.set(table, tableColumns(db, table));
+  else createTables(db, has, new Set(opts.omitColumns ?? []), opts.noPrimaryKeyTable ? null : ent);
+  /** Inserts the columns the table has (a column it lacks is left out); returns the rowid. */
+  const insert = (table: string, values: Row): number => {
+    const cols = Object.keys(values).filter((c) => has.get(table)?.has(c));
+    const sql = `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `$${c}`).join(", ")})`;
+    const bound = Object.fromEntries(cols.map((c) => [c, values[c] ?? null]));
+    return Number(db.query(sql).run(bound).lastInsertRowid);
+  };
+  return { has, ent, insert };
+}
+
+/** The numbers or addresses card `pk` has now, in the order they were written. */
+function keptValues(db: Database, pk: number): Required<Pick<CardSpec, "phones" | "emails">> {
+  const column = (sql: string) =>
+    db
+      .query<{ v: string }, [number]>(sql)
+      .all(pk)
+      .map((r) => r.v);
+  return {
+    phones: column("SELECT ZFULLNUMBER AS v FROM ZABCDPHONENUMBER WHERE ZOWNER = ? ORDER BY Z_PK"),
+    emails: column("SELECT ZADDRESS AS v FROM ZABCDEMAILADDRESS WHERE ZOWNER = ? ORDER BY Z_PK"),
+  };
+}
+
 /**
  * Creates the database at `path` (or opens the one a writer made before, keeping its shape: then `opts`
  * must say what they said at its creation) and returns a writer of its cards.
@@ -83,18 +172,7 @@ const lastFour = (n: string) => n.replace(/\D/g, "").slice(-4);
 export function createAddressBook(path: string, opts: AddressBookOptions = {}): AddressBookWriter {
   const db = new Database(path, { create: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
-  const has = new Map<string, Set<string>>();
-  const existing = tableColumns(db, "ZABCDRECORD").size > 0;
-  const ent = entityNumbers(existing ? db : null, opts.contactEntity ?? 22);
-  if (existing) for (const table of Object.keys(TABLES)) has.set(table, tableColumns(db, table));
-  else createTables(db, has, new Set(opts.omitColumns ?? []), opts.noPrimaryKeyTable ? null : ent);
-  const contactEnt = ent("ABCDContact");
-  const insert = (table: string, values: Record<string, string | number | null>): number => {
-    const cols = Object.keys(values).filter((c) => has.get(table)?.has(c));
-    const sql = `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `$${c}`).join(", ")})`;
-    const bound = Object.fromEntries(cols.map((c) => [c, values[c] ?? null]));
-    return Number(db.query(sql).run(bound).lastInsertRowid);
-  };
+  const { has, ent, insert } = openTables(db, opts);
   const bumpMax = () => {
     if (tableColumns(db, "Z_PRIMARYKEY").size > 0)
       db.run(
@@ -113,60 +191,14 @@ export function createAddressBook(path: string, opts: AddressBookOptions = {}): 
       ZUNIQUEID: `${uuid()}:ABContainer`,
       ZNAME: "Card",
     });
-  const values = (pk: number, card: CardSpec) => {
-    (card.phones ?? []).forEach((p, i) => {
-      const spec = typeof p === "string" ? { number: p } : p;
-      insert("ZABCDPHONENUMBER", {
-        Z_ENT: ent("ABCDPhoneNumber"),
-        Z_OPT: 1,
-        ZISPRIMARY: i === 0 ? 1 : 0,
-        ZORDERINGINDEX: i,
-        ZOWNER: pk,
-        Z22_OWNER: contactEnt,
-        ZCOUNTRYCODE: spec.country ?? null,
-        ZFULLNUMBER: spec.number,
-        ZLABEL: spec.label ?? "_$!<Mobile>!$_",
-        ZLASTFOURDIGITS: lastFour(spec.number),
-        ZUNIQUEID: `${uuid()}:ABPhone`,
-      });
-    });
-    (card.emails ?? []).forEach((e, i) => {
-      insert("ZABCDEMAILADDRESS", {
-        Z_ENT: ent("ABCDEmailAddress"),
-        Z_OPT: 1,
-        ZISPRIMARY: i === 0 ? 1 : 0,
-        ZORDERINGINDEX: i,
-        ZOWNER: pk,
-        Z22_OWNER: contactEnt,
-        ZADDRESS: e,
-        ZADDRESSNORMALIZED: e.toLowerCase(),
-        ZLABEL: "_$!<Home>!$_",
-        ZUNIQUEID: `${uuid()}:ABEmail`,
-      });
-    });
-  };
-  const fields = (card: CardSpec): Record<string, string | number | null> => {
-    const out: Record<string, string | number | null> = {};
-    const set = (col: string, v: string | number | null | undefined) => {
-      if (v !== undefined) out[col] = v;
-    };
-    set("ZFIRSTNAME", card.first);
-    set("ZLASTNAME", card.last);
-    set("ZMIDDLENAME", card.middle);
-    set("ZNICKNAME", card.nickname);
-    set("ZORGANIZATION", card.organization);
-    set("ZDISPLAYFLAGS", card.company === undefined ? undefined : card.company ? 1 : 0);
-    set("ZLINKID", card.linkId);
-    set(
-      "ZPREFERREDFORLINKNAME",
-      card.preferredForLinkName === undefined ? undefined : card.preferredForLinkName ? 1 : 0,
-    );
-    return out;
+  const writeValues = (pk: number, card: Pick<CardSpec, "phones" | "emails">) => {
+    for (const [table, row] of valueRows(pk, card, ent)) insert(table, row);
   };
   const removeValues = (pk: number) => {
     db.run("DELETE FROM ZABCDPHONENUMBER WHERE ZOWNER = ?", [pk]);
     db.run("DELETE FROM ZABCDEMAILADDRESS WHERE ZOWNER = ?", [pk]);
   };
+  const record = has.get("ZABCDRECORD") ?? new Set<string>();
 
   return {
     path,
@@ -174,7 +206,7 @@ export function createAddressBook(path: string, opts: AddressBookOptions = {}): 
       db.transaction(() => {
         const now = appleNow();
         const pk = insert("ZABCDRECORD", {
-          Z_ENT: contactEnt,
+          Z_ENT: ent("ABCDContact"),
           Z_OPT: 1,
           ZDISPLAYFLAGS: 0,
           ZPREFERREDFORLINKNAME: 0,
@@ -182,30 +214,24 @@ export function createAddressBook(path: string, opts: AddressBookOptions = {}): 
           ZCREATIONDATE: now,
           ZMODIFICATIONDATE: now,
           ZUNIQUEID: `${uuid()}:ABPerson`,
-          ...fields(card),
+          ...cardFields(card),
         });
-        values(pk, card);
+        writeValues(pk, card);
         bumpMax();
         return pk;
       })(),
     editCard: (pk, change) =>
       db.transaction(() => {
-        const set = Object.entries(fields(change)).filter(([c]) => has.get("ZABCDRECORD")?.has(c));
-        const opt = has.get("ZABCDRECORD")?.has("Z_OPT") ? ", Z_OPT = Z_OPT + 1" : "";
-        const modified = has.get("ZABCDRECORD")?.has("ZMODIFICATIONDATE")
-          ? ", ZMODIFICATIONDATE = $modified"
-          : "";
+        const set = Object.entries(cardFields(change)).filter(([c]) => record.has(c));
+        const opt = record.has("Z_OPT") ? ", Z_OPT = Z_OPT + 1" : "";
+        const modified = record.has("ZMODIFICATIONDATE") ? ", ZMODIFICATIONDATE = $modified" : "";
         db.query(
           `UPDATE ZABCDRECORD SET Z_PK = Z_PK${set.map(([c]) => `, ${c} = $${c}`).join("")}${opt}${modified} WHERE Z_PK = $pk`,
         ).run({ ...Object.fromEntries(set), ...(modified ? { modified: appleNow() } : {}), pk });
-        if (change.phones !== undefined || change.emails !== undefined) {
-          const card = {
-            phones: change.phones ?? kept(pk, "phones"),
-            emails: change.emails ?? kept(pk, "emails"),
-          };
-          removeValues(pk);
-          values(pk, card);
-        }
+        if (change.phones === undefined && change.emails === undefined) return;
+        const card = { ...keptValues(db, pk), ...definedOf(change) };
+        removeValues(pk);
+        writeValues(pk, card);
       })(),
     removeCard: (pk) =>
       db.transaction(() => {
@@ -225,20 +251,12 @@ export function createAddressBook(path: string, opts: AddressBookOptions = {}): 
       })(),
     close: () => db.close(),
   };
+}
 
-  function kept(pk: number, kind: "phones" | "emails"): string[] {
-    return kind === "phones"
-      ? db
-          .query<{ n: string }, [number]>(
-            "SELECT ZFULLNUMBER AS n FROM ZABCDPHONENUMBER WHERE ZOWNER = ? ORDER BY Z_PK",
-          )
-          .all(pk)
-          .map((r) => r.n)
-      : db
-          .query<{ a: string }, [number]>(
-            "SELECT ZADDRESS AS a FROM ZABCDEMAILADDRESS WHERE ZOWNER = ? ORDER BY Z_PK",
-          )
-          .all(pk)
-          .map((r) => r.a);
-  }
+/** The phones and e-mails a change gives (an absent kind is kept as it is). */
+function definedOf(change: CardSpec): Pick<CardSpec, "phones" | "emails"> {
+  return {
+    ...(change.phones === undefined ? {} : { phones: change.phones }),
+    ...(change.emails === undefined ? {} : { emails: change.emails }),
+  };
 }
