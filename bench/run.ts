@@ -12,28 +12,28 @@ import { type BenchReport, verdictLines } from "./lib/report.ts";
 
 /** Name → script and what it answers, in the order of the summary. */
 export const BENCHES = {
-  pickup: ["pickup.ts", "chat.db commit → agent sees it, next to imessage-kit and a bare fs.watch"],
-  backlog: ["backlog.ts", "catching up with 500,000 rows without blocking the API"],
-  api: ["api.ts", "GET /messages/unread over HTTP next to a bare Bun.serve"],
-  load: ["load.ts", "60 s of mixed load on one gw: latency, errors, RSS, WAL, drain, exactly-once"],
-  idle: ["idle.ts", "CPU and memory while nothing happens"],
-  startup: ["startup.ts", "compiled binary to first /healthz, and --version"],
-  webhooks: ["webhooks.ts", "stored → signed webhook received"],
-  discord: ["discord.ts", "Discord MESSAGE_CREATE → unread and webhook, and catch-up"],
-  receiver: ["receiver.ts", "webhook arrival → agent start"],
+  pickup: ["pickup/pickup.ts", "chat.db commit → agent sees it, next to imessage-kit and a bare fs.watch"],
+  backlog: ["backlog/backlog.ts", "catching up with 500,000 rows without blocking the API"],
+  api: ["api/api.ts", "GET /messages/unread over HTTP next to a bare Bun.serve"],
+  load: ["load/load.ts", "60 s of mixed load on one gw: latency, errors, RSS, WAL, drain, exactly-once"],
+  idle: ["idle/idle.ts", "CPU and memory while nothing happens"],
+  startup: ["startup/startup.ts", "compiled binary to first /healthz, and --version"],
+  webhooks: ["webhooks/webhooks.ts", "stored → signed webhook received"],
+  discord: ["discord/discord.ts", "Discord MESSAGE_CREATE → unread and webhook, and catch-up"],
+  receiver: ["receiver/receiver.ts", "webhook arrival → agent start"],
   approval: [
-    "approval.ts",
+    "approval/approval.ts",
     "phone approval: permission request → prompt posted, owner's answer → verdict, next to a direct send and a push",
   ],
-  store: ["store-queries.ts", "the store's hot queries at 1,000,000 messages"],
-  channels: ["channels.ts", "GET /channels at 1,000,000 messages in 10,000 channels"],
-  search: ["search.ts", "GET /messages/search at 1,000,000 messages, and the index's cost to ingest"],
-  events: ["events.ts", "GET /events at 100,000 events, and gw serve idle on a 100,000-row chat.db"],
+  store: ["store/store.ts", "the store's hot queries at 1,000,000 messages"],
+  channels: ["channels/channels.ts", "GET /channels at 1,000,000 messages in 10,000 channels"],
+  search: ["search/search.ts", "GET /messages/search at 1,000,000 messages, and the index's cost to ingest"],
+  events: ["events/events.ts", "GET /events at 100,000 events, and gw serve idle on a 100,000-row chat.db"],
   contacts: [
-    "contacts.ts",
+    "contacts/contacts.ts",
     "10,000 Contacts cards: start-up, chat.db pick-up and event-loop stalls, next to GW_CONTACTS=0",
   ],
-  soak: ["soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
+  soak: ["soak/soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
 } as const satisfies Record<string, readonly [string, string]>;
 type Name = keyof typeof BENCHES;
 

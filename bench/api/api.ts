@@ -2,24 +2,24 @@
  * Benchmark: the HTTP API's hot read, `GET /messages/unread?limit=20`, against a bare Bun.serve baseline
  * doing the same work; plus how the store's unread query grows with the number of stored messages.
  *
- *   bun run bench/api.ts
+ *   bun run bench/api/api.ts
  *
  * 1. Seeds a real WAL database (openStore) in a temp directory with BENCH_ROWS messages (default
  *    100,000) and gives agent-0 … agent-9 varied read state (bulk read marks + store.reads.rebuildRuns).
- * 2. Runs two servers from bench/api-server.ts, each in its own process and one at a time: `gateway`
+ * 2. Runs two servers from bench/api/server.ts, each in its own process and one at a time: `gateway`
  *    (createService + app.listen, as `gw serve`) and `raw` (Bun.serve + store.reads.unread + envelopeJson).
  *    Before loading them it checks that both give the same JSON for every agent.
  * 3. Loads each with wrk (BENCH_CONNECTIONS connections, BENCH_THREADS threads, X-Agent-ID rotating over
  *    the 10 agents): an untimed warm-up, then a timed run. BENCH_ROUNDS rounds, in ABBA order. Without
- *    wrk (or with BENCH_LOADGEN=bun) the load comes from bench/api-load.ts in its own process instead.
+ *    wrk (or with BENCH_LOADGEN=bun) the load comes from bench/api/load.ts in its own process instead.
  *    Then one supplementary round with agent-0 (nothing read) only, where the store's work is small
  *    (BENCH_LIGHT=0 skips it).
  * 4. Times store.reads.unread(agent, limit 20) in-process, interleaved across databases, for three read
  *    layouts at BENCH_GROWTH_SMALL (10,000), BENCH_ROWS and BENCH_GROWTH_LARGE (1,000,000) stored
  *    messages (BENCH_GROWTH=0 skips the large one), and prints the large/small ratio.
  * Prints a table, then one JSON line; progress goes to stderr. Method and figures: bench/README.md.
- * Parts: api-settings.ts, api-seed.ts (1), api-servers.ts and api-runs.ts (2, 3), api-growth.ts (4),
- * api-report.ts; the children are api-server.ts and api-load.ts.
+ * Parts: settings.ts, seed.ts (1), servers.ts and runs.ts (2, 3), growth.ts (4),
+ * report.ts; the children are server.ts and load/load.ts.
  *
  * Environment: BENCH_ROWS (100000), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_DURATION_S (20),
  * BENCH_WARMUP_S (3), BENCH_ROUNDS (2), BENCH_LOADGEN (wrk|bun, default wrk when installed),
@@ -32,12 +32,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { growthPhase } from "./api-growth.ts";
-import { reportApi } from "./api-report.ts";
-import { loadAll } from "./api-runs.ts";
-import { buildWorld, seedDb } from "./api-seed.ts";
-import { checkSameAnswers, children } from "./api-servers.ts";
-import { progress, ROWS } from "./api-settings.ts";
+import { growthPhase } from "./growth.ts";
+import { reportApi } from "./report.ts";
+import { loadAll } from "./runs.ts";
+import { buildWorld, seedDb } from "./seed.ts";
+import { checkSameAnswers, children } from "./servers.ts";
+import { progress, ROWS } from "./settings.ts";
 
 async function run(dir: string): Promise<void> {
   const tTotal = performance.now();

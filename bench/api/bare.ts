@@ -1,16 +1,16 @@
 /**
- * bench/api-server.ts's `bare` server ([speed] item 2): what a program written with nothing but
+ * bench/api/server.ts's `bare` server ([speed] item 2): what a program written with nothing but
  * `Bun.serve` and `bun:sqlite` would do for `GET /messages/unread` — the spec's contract with the
  * simplest correct SQL, none of gw's code. Its database is a plain copy of the seeded one (built once,
  * untimed, on the first start): messages with a (status, message_ts, id) index, read marks
  * (message_id, agent_id) WITHOUT ROWID, attachments by message. One query for the page (NOT EXISTS over
  * the agent's marks), one batched attachment lookup, the envelope JSON written by hand with the stored
- * `raw` spliced in; the same bytes as gw's answer (api-servers.ts checks it before any load). No
+ * `raw` spliced in; the same bytes as gw's answer (servers.ts checks it before any load). No
  * auth, no framework, no schema.
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
-import { serveGet } from "./lib/child-protocol.ts";
+import { serveGet } from "../lib/child-protocol.ts";
 
 const SCHEMA = `
   CREATE TABLE messages (

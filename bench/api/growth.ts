@@ -1,14 +1,16 @@
 /**
- * bench/api.ts's growth figure: store.reads.unread(agent, limit 20) timed in-process with
+ * bench/api/api.ts's growth figure: store.reads.unread(agent, limit 20) timed in-process with
  * Bun.nanoseconds() on databases of several sizes, each on its own openStore connection, interleaved
  * in blocks so drift in the machine's speed hits every size alike; p50/p99 by lib/stats.ts's
  * percentile. And where one agent-0 page's time goes (unread walk, attachment query, envelope JSON).
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { toEnvelope } from "../src/store/envelope.ts";
-import { openStore } from "../src/store/store.ts";
-import { type Seeded, seedDb, type World } from "./api-seed.ts";
+import { toEnvelope } from "../../src/store/envelope.ts";
+import { openStore } from "../../src/store/store.ts";
+import { waitQuiet } from "../lib/machine.ts";
+import { percentile } from "../lib/stats.ts";
+import { type Seeded, seedDb, type World } from "./seed.ts";
 import {
   AGENTS,
   GROWTH,
@@ -20,9 +22,7 @@ import {
   progress,
   QUIET_WAIT_S,
   ROWS,
-} from "./api-settings.ts";
-import { waitQuiet } from "./lib/machine.ts";
-import { percentile } from "./lib/stats.ts";
+} from "./settings.ts";
 
 export interface Timing {
   p50: number;

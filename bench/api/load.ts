@@ -1,14 +1,14 @@
 /**
- * Fallback load generator of bench/api.ts, used when `wrk` is not installed (or BENCH_LOADGEN=bun):
+ * Fallback load generator of bench/api/api.ts, used when `wrk` is not installed (or BENCH_LOADGEN=bun):
  * `connections` concurrent closed loops of fetch() against one URL for `seconds`, rotating the
  * X-Agent-ID header over the agents. Runs in its own process so it does not share the server's event
  * loop. Prints one JSON line: requests, non-2xx, errors, bytes, latency percentiles (ms).
  *
- *   bun run bench/api-load.ts '{"url":"http://127.0.0.1:8080/messages/unread?limit=20","connections":32,
+ *   bun run bench/api/load.ts '{"url":"http://127.0.0.1:8080/messages/unread?limit=20","connections":32,
  *     "seconds":20,"token":"…","agents":["agent-0","agent-1"]}'
  */
 
-import { percentile } from "./lib/stats.ts";
+import { percentile } from "../lib/stats.ts";
 
 interface LoadSpec {
   url: string;

@@ -1,14 +1,15 @@
 /**
- * bench/api.ts's figures and report: per mix and server, total requests / total seconds, the mean of
+ * bench/api/api.ts's figures and report: per mix and server, total requests / total seconds, the mean of
  * the runs' p50 and the worst of their p99; the gateway/raw ratios and the growth verdict; the tables
  * (agents, runs, growth), the summary rows against the targets and the JSON line (lib/report.ts).
  */
 import { cpus } from "node:os";
-import { openStore } from "../src/store/store.ts";
-import type { Growth } from "./api-growth.ts";
-import type { Mix, RunResult, Summary } from "./api-runs.ts";
-import type { Seeded } from "./api-seed.ts";
-import type { Target } from "./api-servers.ts";
+import { openStore } from "../../src/store/store.ts";
+import { report, type SummaryRow, textTable } from "../lib/report.ts";
+import type { Growth } from "./growth.ts";
+import type { Mix, RunResult, Summary } from "./runs.ts";
+import type { Seeded } from "./seed.ts";
+import type { Target } from "./servers.ts";
 import {
   AGENTS,
   CHANNELS,
@@ -30,8 +31,7 @@ import {
   THREADS,
   WARMUP_S,
   WRK,
-} from "./api-settings.ts";
-import { report, type SummaryRow, textTable } from "./lib/report.ts";
+} from "./settings.ts";
 
 export interface ApiRun {
   tTotal: number;
@@ -110,7 +110,7 @@ function setting(dbPath: string) {
       ? (Bun.spawnSync([WRK as string, "--version"])
           .stdout.toString()
           .split(" [")[0] ?? "wrk")
-      : "bun client (bench/api-load.ts)";
+      : "bun client (bench/api/load.ts)";
   return { sqlite, loadgen, nproc: navigator.hardwareConcurrency, cpu: cpus()[0]?.model ?? "unknown" };
 }
 
@@ -229,7 +229,7 @@ function summaryRows(f: Figures): SummaryRow[] {
           {
             figure: `unread, one agent (nothing read), ${CONNECTIONS} connections, vs a bare server`,
             value: rps(f.light.gateway),
-            baseline: `Bun.serve + plain SQL on a plain schema (api-bare.ts): ${rps(f.light.bare)}`,
+            baseline: `Bun.serve + plain SQL on a plain schema (bare.ts): ${rps(f.light.bare)}`,
             ratio: Math.round((f.lightBareRatio ?? 0) * 100) / 100,
             target: `≥ ${TARGET_BARE_RATIO}× bare req/s`,
             pass: f.verdicts.lightBareThroughput.pass,
@@ -247,7 +247,7 @@ function summaryRows(f: Figures): SummaryRow[] {
     {
       figure: `unread, 10 agents with heavier read layouts, ${CONNECTIONS} connections, vs a bare server`,
       value: rps(f.gateway),
-      baseline: `Bun.serve + plain SQL on a plain schema (api-bare.ts): ${rps(f.bare)}`,
+      baseline: `Bun.serve + plain SQL on a plain schema (bare.ts): ${rps(f.bare)}`,
       ratio: Math.round(f.bareRatio * 100) / 100,
       target: `≥ ${TARGET_BARE_RATIO}× bare req/s`,
       pass: f.verdicts.bareThroughput.pass,

@@ -1,13 +1,15 @@
 /**
- * bench/api.ts's timed load runs: a fresh server process per run, an untimed warm-up, then
- * BENCH_DURATION_S under wrk (or bench/api-load.ts) at BENCH_CONNECTIONS connections with X-Agent-ID
+ * bench/api/api.ts's timed load runs: a fresh server process per run, an untimed warm-up, then
+ * BENCH_DURATION_S under wrk (or bench/api/load.ts) at BENCH_CONNECTIONS connections with X-Agent-ID
  * rotating over a mix's agents; the server's CPU (/proc/<pid>/stat) and the other processes' share of
  * the CPUs (/proc/stat minus the server and the load generator). Rounds in ABBA order; a run during
  * which other processes were busy is repeated (twice at most). Percentiles under wrk are wrk's own.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { children, startServer, stopServer, type Target } from "./api-servers.ts";
+import { machineProcessMs, waitQuiet } from "../lib/machine.ts";
+import { procCpuMs } from "../lib/proc.ts";
+import { children, startServer, stopServer, type Target } from "./servers.ts";
 import {
   AGENTS,
   CONNECTIONS,
@@ -24,9 +26,7 @@ import {
   TOKEN,
   WARMUP_S,
   WRK,
-} from "./api-settings.ts";
-import { machineProcessMs, waitQuiet } from "./lib/machine.ts";
-import { procCpuMs } from "./lib/proc.ts";
+} from "./settings.ts";
 
 /** A request mix: which agents the X-Agent-ID header rotates over. */
 export interface Mix {
@@ -106,7 +106,7 @@ export async function runLoad(port: number, seconds: number, mix: Mix): Promise<
         ])
       : [
           process.execPath,
-          join(import.meta.dir, "api-load.ts"),
+          join(import.meta.dir, "load/load.ts"),
           JSON.stringify({ url, connections: CONNECTIONS, seconds, token: TOKEN, agents: mix.agents }),
         ];
   const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });

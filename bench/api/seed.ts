@@ -1,18 +1,18 @@
 /**
- * The databases bench/api.ts loads and times: `rows` messages over 50 channels with Zipf-like traffic
+ * The databases bench/api/api.ts loads and times: `rows` messages over 50 channels with Zipf-like traffic
  * (store.messages.insert, CHUNK per transaction; 3% carry an attachment record whose file the
  * retention sweeper never touches), then agent-0 … agent-9's read state, each a different layout of
  * raw read marks turned into read runs by the store's own rebuildRuns. The world (channels, people,
  * allowlist) is the same for every database of a run; each database draws from its own seeded stream.
  */
 import { statSync } from "node:fs";
-import type { AllowlistStatus, Direction, Source } from "../src/core/envelope.ts";
-import { createIdFactory, type IdFactory } from "../src/core/ids.ts";
-import type { MessageRow } from "../src/store/messages.ts";
-import { openStore, type Store } from "../src/store/store.ts";
-import { CHANNELS, CHUNK, SEED, SPAN_MS, START_MS } from "./api-settings.ts";
-import { mulberry32 } from "./lib/stats.ts";
-import { allowlistToml, type Channel, type Person, storeCast, storeChannels, WORDS } from "./lib/world.ts";
+import type { AllowlistStatus, Direction, Source } from "../../src/core/envelope.ts";
+import { createIdFactory, type IdFactory } from "../../src/core/ids.ts";
+import type { MessageRow } from "../../src/store/messages.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { mulberry32 } from "../lib/stats.ts";
+import { allowlistToml, type Channel, type Person, storeCast, storeChannels, WORDS } from "../lib/world.ts";
+import { CHANNELS, CHUNK, SEED, SPAN_MS, START_MS } from "./settings.ts";
 
 /** Channels, people and the allowlist: the same for every database of a run. */
 export function buildWorld() {

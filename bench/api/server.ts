@@ -1,9 +1,9 @@
 /**
- * Child process of bench/api.ts: serves an already seeded database on 127.0.0.1 in one of two modes.
+ * Child process of bench/api/api.ts: serves an already seeded database on 127.0.0.1 in one of two modes.
  *
- *   bun run bench/api-server.ts gateway <work dir> <port>
- *   bun run bench/api-server.ts raw     <work dir> <port>
- *   bun run bench/api-server.ts bare    <work dir> <port>
+ *   bun run bench/api/server.ts gateway <work dir> <port>
+ *   bun run bench/api/server.ts raw     <work dir> <port>
+ *   bun run bench/api/server.ts bare    <work dir> <port>
  *
  * gateway: the real service, built as `gw serve` builds it: loadConfig over an explicit environment,
  *          the pino logger, createService (no connectors), start(), app.listen().
@@ -12,7 +12,7 @@
  *          attachments in one query, envelopeJson per row (the route's own JSON writer), next_since.
  *          No auth, no framework, no schema.
  * bare:    a bare Bun.serve on a plain copy of the database with the simplest correct SQL and none of
- *          gw's code (api-bare.ts).
+ *          gw's code (bare.ts).
  *
  * The database is <work dir>/data/gw.db and the allowlist <work dir>/allowlist.toml (both written by
  * api.ts). Environment: BENCH_TOKEN (the bearer, gateway), BENCH_BASE_URL (attachment URL base, raw; the
@@ -20,18 +20,18 @@
  * connections; stops cleanly (closing the store) on SIGTERM or SIGINT.
  */
 import { join } from "node:path";
-import { systemClock } from "../src/core/ports.ts";
-import { formatTimestamp } from "../src/core/time.ts";
-import { createService } from "../src/service.ts";
-import { envelopeJson } from "../src/store/envelope.ts";
-import { openStore } from "../src/store/store.ts";
-import { serveBare } from "./api-bare.ts";
-import { readyUntilSignal, serveGet } from "./lib/child-protocol.ts";
-import { serveSetup } from "./lib/gw-child.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { formatTimestamp } from "../../src/core/time.ts";
+import { createService } from "../../src/service.ts";
+import { envelopeJson } from "../../src/store/envelope.ts";
+import { openStore } from "../../src/store/store.ts";
+import { readyUntilSignal, serveGet } from "../lib/child-protocol.ts";
+import { serveSetup } from "../lib/gw-child.ts";
+import { serveBare } from "./bare.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if ((mode !== "gateway" && mode !== "raw" && mode !== "bare") || !dir || !portArg) {
-  process.stderr.write("usage: bun run bench/api-server.ts <gateway|raw|bare> <work dir> <port>\n");
+  process.stderr.write("usage: bun run bench/api/server.ts <gateway|raw|bare> <work dir> <port>\n");
   process.exit(2);
 }
 const port = Number(portArg);

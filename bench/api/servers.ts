@@ -1,14 +1,14 @@
 /**
- * bench/api.ts's servers: bench/api-server.ts in a child process, `gateway` (built as `gw serve` builds
+ * bench/api/api.ts's servers: bench/api/server.ts in a child process, `gateway` (built as `gw serve` builds
  * it), `raw` (a bare Bun.serve doing the same store calls) or `bare` (Bun.serve and plain SQL on a
- * plain copy, api-bare.ts), one at a time on a free port; and the check that all three give the same
+ * plain copy, bare.ts), one at a time on a free port; and the check that all three give the same
  * JSON to every agent before any load. `children` holds every process
  * still running, so the benchmark's cleanup can kill them.
  */
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort } from "../test/helpers/process.ts";
-import { AGENTS, PATH, progress, TOKEN } from "./api-settings.ts";
+import { freePort } from "../../test/helpers/process.ts";
+import { AGENTS, PATH, progress, TOKEN } from "./settings.ts";
 
 export type Target = "gateway" | "raw" | "bare";
 
@@ -22,14 +22,14 @@ interface Server {
 export const children = new Set<Subprocess>();
 
 /**
- * Starts `script <target> <dir> <port>` (bench/api-server.ts unless given: channels.ts serves its raw
- * side from channels-raw.ts) and waits for its ready line.
+ * Starts `script <target> <dir> <port>` (bench/api/server.ts unless given: channels/channels.ts serves its raw
+ * side from channels/raw.ts) and waits for its ready line.
  */
 export async function startServer(
   target: Target,
   dir: string,
   baseUrl: string,
-  script = "api-server.ts",
+  script = "server.ts",
 ): Promise<Server> {
   const port = freePort();
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, script), target, dir, String(port)], {

@@ -1,9 +1,9 @@
 /**
- * bench/api.ts's settings (BENCH_ variables, read once at start-up), the request every run makes (GET
+ * bench/api/api.ts's settings (BENCH_ variables, read once at start-up), the request every run makes (GET
  * /messages/unread?limit=20 with this run's bearer), the agents, and the number formatting its lines
- * share. The load generator is wrk when it is on PATH, else bench/api-load.ts (BENCH_LOADGEN decides).
+ * share. The load generator is wrk when it is on PATH, else bench/api/load.ts (BENCH_LOADGEN decides).
  */
-import { intEnv } from "./lib/stats.ts";
+import { intEnv } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 100_000, 5_000);
 export const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 32, 1);
@@ -23,7 +23,7 @@ export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 30, 0);
 export const MAX_OTHER = intEnv("BENCH_MAX_OTHER_PCT", 15, 0) / 100;
 /** gw's requests per second relative to the bare server doing the same store calls (issue: performance). */
 export const TARGET_RATIO = 0.85;
-/** [speed] item 2: gw's req/s over the bare server's (api-bare.ts), and unread at 1,000,000 over 10,000. */
+/** [speed] item 2: gw's req/s over the bare server's (bare.ts), and unread at 1,000,000 over 10,000. */
 export const TARGET_BARE_RATIO = 0.8;
 export const TARGET_GROWTH = 1.2;
 export const WRK = Bun.which("wrk");

@@ -1,5 +1,5 @@
 /**
- * bench/approval.ts's samples, one at a time, each made of four steps a seeded gap apart:
+ * bench/approval/approval.ts's samples, one at a time, each made of four steps a seeded gap apart:
  * - prompt, relayed: the MCP client sends `permission_request` (t0) → the prompt posted on Discord (the
  *   fake's onPost) and committed into chat.db by the stand-in (the watcher's sighting);
  * - prompt, direct (the floor): the same text POSTed to /messages/send for both chats at once, in the
@@ -13,8 +13,9 @@
  * alternates per sample and its word every two samples (so all four pairs come equally often).
  */
 import { createHash } from "node:crypto";
-import { createApiClient } from "../src/mcp/api-client.ts";
-import { PERMISSION_REQUEST_METHOD, type PermissionRequest, promptText } from "../src/mcp/permission.ts";
+import { createApiClient } from "../../src/mcp/api-client.ts";
+import { PERMISSION_REQUEST_METHOD, type PermissionRequest, promptText } from "../../src/mcp/permission.ts";
+import { FRIEND, FRIEND_CHAT } from "../lib/chatdb.ts";
 import {
   AGENT_ID,
   gapMs,
@@ -26,9 +27,8 @@ import {
   STUCK_MS,
   TOKEN,
   WARMUP,
-} from "./approval-settings.ts";
-import type { World } from "./approval-world.ts";
-import { FRIEND, FRIEND_CHAT } from "./lib/chatdb.ts";
+} from "./settings.ts";
+import type { World } from "./world.ts";
 
 export type Platform = "discord" | "imessage";
 export const PLATFORMS: readonly Platform[] = ["discord", "imessage"];

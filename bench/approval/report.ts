@@ -1,10 +1,14 @@
 /**
- * bench/approval.ts's report: a table of the eight figures (prompt relayed and direct, verdict and
+ * bench/approval/approval.ts's report: a table of the eight figures (prompt relayed and direct, verdict and
  * ordinary push, per platform: n, stuck, p50/p90/p99/max), the summary rows (each path next to its floor
  * from the same run, ratio of the p50s; the p99 ratio and the added time in the value), the chat.db
  * watcher's resolution, the machine's load, gw serve's warnings, and the JSON line through lib/report.ts.
  */
-import type { AnswerSample, Platform, PromptSample, Samples } from "./approval-measure.ts";
+
+import type { MachineLoad } from "../lib/machine.ts";
+import { ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
+import { type Dist, dist } from "../lib/stats.ts";
+import type { AnswerSample, Platform, PromptSample, Samples } from "./measure.ts";
 import {
   GAP_MAX_MS,
   GAP_MIN_MS,
@@ -14,11 +18,8 @@ import {
   STUCK_MS,
   WARMUP,
   WATCH_POLL_MS,
-} from "./approval-settings.ts";
-import type { WatchStats } from "./approval-sightings.ts";
-import type { MachineLoad } from "./lib/machine.ts";
-import { ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
-import { type Dist, dist } from "./lib/stats.ts";
+} from "./settings.ts";
+import type { WatchStats } from "./sightings.ts";
 
 const NAME: Record<Platform, string> = { discord: "Discord", imessage: "iMessage" };
 

@@ -1,8 +1,8 @@
 /**
- * bench/approval.ts's settings (BENCH_ variables, read once at start-up), the run's bearer token, the
+ * bench/approval/approval.ts's settings (BENCH_ variables, read once at start-up), the run's bearer token, the
  * seeded stream of request ids and gaps, and the stderr progress line.
  */
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import { intEnv, mulberry32 } from "../lib/stats.ts";
 
 /** Timed samples: one permission request each (its prompt, then its verdict), plus their baselines. */
 export const N = intEnv("BENCH_APPROVAL_N", 200, 1);

@@ -1,5 +1,5 @@
 /**
- * bench/approval.ts's observers, all in this process on one clock (performance.now()): a table of
+ * bench/approval/approval.ts's observers, all in this process on one clock (performance.now()): a table of
  * sightings (first instant each key was seen; waiters by key) and the chat.db watcher that sights each
  * prompt row the Messages stand-in commits.
  *
@@ -12,8 +12,8 @@
 import { Database } from "bun:sqlite";
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
-import { rowText } from "../src/connectors/device-messenger/rows.ts";
-import { WATCH_POLL_MS } from "./approval-settings.ts";
+import { rowText } from "../../src/connectors/device-messenger/rows.ts";
+import { WATCH_POLL_MS } from "./settings.ts";
 
 /** The request id in a prompt's text (`Reply "yes abcde" or "no abcde".`), or null. */
 export const promptId = (text: string): string | null => /"yes ([a-km-z]{5})"/.exec(text)?.[1] ?? null;

@@ -1,7 +1,7 @@
 /**
- * bench/approval.ts's world, set up as test/e2e/phone-approval.test.ts sets it up: the fake Discord in
+ * bench/approval/approval.ts's world, set up as test/e2e/phone-approval.test.ts sets it up: the fake Discord in
  * this process (its onPost hook sights each prompt posted by the bot), a chat.db written as Messages
- * writes it (lib/chatdb.ts) and watched (approval-sightings.ts), `gw serve` as a process of its own
+ * writes it (lib/chatdb.ts) and watched (sightings.ts), `gw serve` as a process of its own
  * (test/helpers/process.ts spawnGw) sending iMessages through the Messages stand-in (GW_OSASCRIPT_PATH),
  * and `gw mcp --channel` with GW_MCP_OWNER driven by the official MCP SDK Client in this process, as
  * Claude Code drives it (its permission verdicts and channel pushes are sighted on arrival).
@@ -10,10 +10,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { ChatDbWriter } from "../src/demo/chatdb-writer.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../src/demo/fake-discord/server.ts";
-import { CHANNEL_METHOD } from "../src/mcp/channel.ts";
-import { PERMISSION_CAPABILITY, PERMISSION_METHOD } from "../src/mcp/permission.ts";
+import type { ChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { CHANNEL_METHOD } from "../../src/mcp/channel.ts";
+import { PERMISSION_CAPABILITY, PERMISSION_METHOD } from "../../src/mcp/permission.ts";
 import {
   freePort,
   type GwProcess,
@@ -24,17 +24,11 @@ import {
   stopGw,
   waitFor,
   waitForHealth,
-} from "../test/helpers/process.ts";
-import { AGENT_ID, OWNER, progress, RATE_LIMIT_ENV, TOKEN } from "./approval-settings.ts";
-import {
-  type ChatDbWatcher,
-  createSightings,
-  promptId,
-  type Sightings,
-  watchChatDb,
-} from "./approval-sightings.ts";
-import { chatDbPathIn, FRIEND, FRIEND_CHAT, openBenchChatDb } from "./lib/chatdb.ts";
-import type { Session } from "./lib/session.ts";
+} from "../../test/helpers/process.ts";
+import { chatDbPathIn, FRIEND, FRIEND_CHAT, openBenchChatDb } from "../lib/chatdb.ts";
+import type { Session } from "../lib/session.ts";
+import { AGENT_ID, OWNER, progress, RATE_LIMIT_ENV, TOKEN } from "./settings.ts";
+import { type ChatDbWatcher, createSightings, promptId, type Sightings, watchChatDb } from "./sightings.ts";
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 

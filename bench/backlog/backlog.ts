@@ -2,15 +2,15 @@
  * Benchmark: catching up with a large iMessage backlog without blocking, next to a raw copy of the same
  * rows in the same run.
  *
- *   bun run bench/backlog.ts
+ *   bun run bench/backlog/backlog.ts
  *
  * gw runs as `bun src/main.ts serve` (the real command) on a chat.db written the way Messages writes
  * it; this script is Messages and the agent. After a first start (the cursor is placed at the end), gw
  * is stopped and BENCH_BACKLOG rows are written (80 % from the allowlisted friend, 10 % from a
  * stranger, 10 % in a group). Then:
- * 1. raw: bench/backlog-raw.ts copies the same rows with gw's read query into a store with gw's schema
+ * 1. raw: bench/backlog/raw.ts copies the same rows with gw's read query into a store with gw's schema
  *    (same inserts and index writes, BATCH_ROWS per transaction, synchronous=FULL), no gw logic; bare:
- *    bench/backlog-bare.ts stores them in a plain schema (the row and its key), the same way.
+ *    bench/backlog/bare.ts stores them in a plain schema (the row and its key), the same way.
  * 2. catch-up: gw serve starts on the backlog; from its first /healthz answer until /healthz says it is
  *    up to date, this script alternates GET /healthz and GET /messages/unread?limit=20 (one agent) every
  *    BENCH_PROBE_MS and records each latency; gw's peak RSS is its /proc VmHWM at the end. Throughput
@@ -24,7 +24,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { openChatDbWriter } from "../src/demo/chatdb-writer.ts";
+import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import {
   freePort,
   type GwProcess,
@@ -32,10 +32,10 @@ import {
   spawnGw,
   stopGw,
   waitForHealth,
-} from "../test/helpers/process.ts";
-import { now } from "./lib/child-protocol.ts";
-import { report, type SummaryRow } from "./lib/report.ts";
-import { dist, intEnv } from "./lib/stats.ts";
+} from "../../test/helpers/process.ts";
+import { now } from "../lib/child-protocol.ts";
+import { report, type SummaryRow } from "../lib/report.ts";
+import { dist, intEnv } from "../lib/stats.ts";
 
 const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);
 const STOP_ROWS = intEnv("BENCH_STOP_ROWS", 100_000, 1);
@@ -157,10 +157,10 @@ try {
     return { ...out, perS: Math.round(out.rows / (out.ms / 1000)) };
   };
   progress("raw copy (gw's schema)");
-  const rawOut = await copy("backlog-raw.ts", "raw.db");
+  const rawOut = await copy("raw.ts", "raw.db");
   const rawPerS = rawOut.perS;
   progress("bare copy (a plain schema)");
-  const bareOut = await copy("backlog-bare.ts", "bare.db");
+  const bareOut = await copy("bare.ts", "bare.db");
 
   progress("gw catch-up with /healthz and unread probed");
   const tSpawn = now();

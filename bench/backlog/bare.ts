@@ -1,8 +1,8 @@
 /**
- * Child process of bench/backlog.ts: the bare copy catch-up is compared with ([speed] item 3) — what a
+ * Child process of bench/backlog/backlog.ts: the bare copy catch-up is compared with ([speed] item 3) — what a
  * program written with nothing but `bun:sqlite` would do to keep the same rows durably.
  *
- *   bun run bench/backlog-bare.ts <chat.db> <after ROWID> <database path>
+ *   bun run bench/backlog/bare.ts <chat.db> <after ROWID> <database path>
  *
  * Reads the rows after <after ROWID> with gw's read query (openChatDb().rowsAfter, BATCH_ROWS at a time: the
  * same rows, read the same way) and stores each as one message row (rowid table, appended) with its
@@ -13,12 +13,12 @@
  * was slower than gw: random inserts into the whole table.) Prints `{"rows","ms"}` and exits.
  */
 import { Database } from "bun:sqlite";
-import { BATCH_ROWS, openChatDb } from "../src/connectors/device-messenger/chat-db.ts";
-import { rawOf } from "../src/connectors/device-messenger/rows.ts";
+import { BATCH_ROWS, openChatDb } from "../../src/connectors/device-messenger/chat-db.ts";
+import { rawOf } from "../../src/connectors/device-messenger/rows.ts";
 
 const [chatDbPath, afterArg, dbPath] = process.argv.slice(2);
 if (!chatDbPath || !afterArg || !dbPath) {
-  process.stderr.write("usage: bun run bench/backlog-bare.ts <chat.db> <after ROWID> <database path>\n");
+  process.stderr.write("usage: bun run bench/backlog/bare.ts <chat.db> <after ROWID> <database path>\n");
   process.exit(2);
 }
 const chat = openChatDb(chatDbPath);

@@ -1,7 +1,7 @@
 /**
- * Child process of bench/backlog.ts: the raw copy that catch-up is compared with.
+ * Child process of bench/backlog/backlog.ts: the raw copy that catch-up is compared with.
  *
- *   bun run bench/backlog-raw.ts <chat.db> <after ROWID> <store path>
+ *   bun run bench/backlog/raw.ts <chat.db> <after ROWID> <store path>
  *
  * Reads the rows after <after ROWID> with the same query gw uses (openChatDb().rowsAfter, BATCH_ROWS at a
  * time) and writes them into a fresh store with gw's schema and pragmas (openStore: the same tables and
@@ -10,13 +10,13 @@
  * logic: no decoding, classification, allowlist, attachment staging or read-run maintenance.
  * Prints `{"rows","ms"}` and exits.
  */
-import { BATCH_ROWS, openChatDb } from "../src/connectors/device-messenger/chat-db.ts";
-import { rawOf } from "../src/connectors/device-messenger/rows.ts";
-import { openStore } from "../src/store/store.ts";
+import { BATCH_ROWS, openChatDb } from "../../src/connectors/device-messenger/chat-db.ts";
+import { rawOf } from "../../src/connectors/device-messenger/rows.ts";
+import { openStore } from "../../src/store/store.ts";
 
 const [chatDbPath, afterArg, storePath] = process.argv.slice(2);
 if (!chatDbPath || !afterArg || !storePath) {
-  process.stderr.write("usage: bun run bench/backlog-raw.ts <chat.db> <after ROWID> <store path>\n");
+  process.stderr.write("usage: bun run bench/backlog/raw.ts <chat.db> <after ROWID> <store path>\n");
   process.exit(2);
 }
 const chat = openChatDb(chatDbPath);

@@ -3,22 +3,22 @@
  * issue's budget (p99 ≤ 10 ms), next to a bare Bun.serve doing the route's work and to the store's page
  * query in-process; plus what keeping the channel list in step costs ingest.
  *
- *   bun run bench channels        (or bun run bench/channels.ts)
+ *   bun run bench channels        (or bun run bench/channels/channels.ts)
  *
  * 1. Seeds a real WAL database (openStore) in a temp directory through the paths that keep the channel
  *    list (the message store's writes, migration 5's read-marks trigger): channel names, BENCH_ROWS
  *    messages (createIngest, then store.messages.insert), read marks of three agents
- *    (store.reads.markRead), unsends (store.messages.markDeleted), renames (channels-seed.ts, reusing
- *    store-queries-seed.ts).
+ *    (store.reads.markRead), unsends (store.messages.markDeleted), renames (seed.ts, reusing
+ *    store/seed.ts).
  * 2. Reopens it as gw does and checks the read model against the messages: every listed channel's
  *    unread_count equals a direct COUNT for every agent, the list is exactly the channels with a
- *    visible message, newest first (channels-check.ts). A difference fails the run.
- * 3. Serves it from two child processes, gw's app built as `gw serve` builds it (api-server.ts gateway)
- *    and a bare Bun.serve (channels-raw.ts), checks they answer alike, and times sequential requests per
- *    case next to store.channelList.page in this process; then parallel connections (channels-http.ts).
+ *    visible message, newest first (check.ts). A difference fails the run.
+ * 3. Serves it from two child processes, gw's app built as `gw serve` builds it (api/server.ts gateway)
+ *    and a bare Bun.serve (raw.ts), checks they answer alike, and times sequential requests per
+ *    case next to store.channelList.page in this process; then parallel connections (http.ts).
  * 4. Copies the database and ingests the same new messages into both: the original as gw opens it, the
- *    copy with the channel-list upkeep taken out of the message store's writes (channels-upkeep.ts).
- * Prints a table, the plans and one JSON line (channels-report.ts); progress goes to stderr.
+ *    copy with the channel-list upkeep taken out of the message store's writes (upkeep.ts).
+ * Prints a table, the plans and one JSON line (report.ts); progress goes to stderr.
  *
  * Environment: BENCH_ROWS (1000000), BENCH_CHANNELS (10000), BENCH_INGEST_ROWS (50000), BENCH_SEED (1),
  * BENCH_REQUESTS (2000 per case and target), BENCH_WARMUP (200), BENCH_CONNECTIONS (8: the
@@ -27,16 +27,16 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openStore } from "../src/store/store.ts";
-import { checkCounts, pagePlans, storeStats } from "./channels-check.ts";
-import { measureHttp } from "./channels-http.ts";
-import { reportChannels } from "./channels-report.ts";
-import { seedChannels } from "./channels-seed.ts";
-import { CHANNELS, KEEP, progress } from "./channels-settings.ts";
-import { measureUpkeep } from "./channels-upkeep.ts";
-import { type Session, startSession } from "./lib/session.ts";
-import { allowlistToml } from "./lib/world.ts";
-import { ROWS } from "./store-queries-settings.ts";
+import { openStore } from "../../src/store/store.ts";
+import { type Session, startSession } from "../lib/session.ts";
+import { allowlistToml } from "../lib/world.ts";
+import { ROWS } from "../store/settings.ts";
+import { checkCounts, pagePlans, storeStats } from "./check.ts";
+import { measureHttp } from "./http.ts";
+import { reportChannels } from "./report.ts";
+import { seedChannels } from "./seed.ts";
+import { CHANNELS, KEEP, progress } from "./settings.ts";
+import { measureUpkeep } from "./upkeep.ts";
 
 /** Seeds <dir>/data/gw.db on one connection (a 256 MiB page cache while seeding only) and closes it. */
 function seed(dir: string, dbPath: string) {

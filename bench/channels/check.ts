@@ -1,14 +1,14 @@
 /**
- * bench/channels.ts's correctness check of the read model against the messages themselves, before any
+ * bench/channels/channels.ts's correctness check of the read model against the messages themselves, before any
  * timing: for every agent, the whole list (store.channelList.page with no practical limit) must hold
  * exactly the channels with a visible message, each with its newest visible message_ts, newest first; and
  * every listed channel's unread_count must equal a direct COUNT of its allowed messages without a read
  * mark of that agent. Any difference throws (the benchmark fails) after printing the first ones.
  */
-import { CHANNEL_PAGE_SQL } from "../src/store/channel-list.ts";
-import type { Store } from "../src/store/store.ts";
-import { AGENTS, progress } from "./channels-settings.ts";
-import { percentile } from "./lib/stats.ts";
+import { CHANNEL_PAGE_SQL } from "../../src/store/channel-list.ts";
+import type { Store } from "../../src/store/store.ts";
+import { percentile } from "../lib/stats.ts";
+import { AGENTS, progress } from "./settings.ts";
 
 export interface CheckResult {
   listed: number;

@@ -1,27 +1,27 @@
 /**
- * Child process of bench/channels.ts: the raw baseline for GET /channels, a bare Bun.serve on the seeded
+ * Child process of bench/channels/channels.ts: the raw baseline for GET /channels, a bare Bun.serve on the seeded
  * database (openStore, as gw opens it) doing the route's own work directly: store.channelList.page, each
  * row's name by the route's channelName (the allowlist parsed once from the file) and timestamp by
  * formatTimestamp, JSON.stringify. No auth, no framework, no schema, no validation beyond a number.
  *
- *   bun run bench/channels-raw.ts raw <work dir> <port>
+ *   bun run bench/channels/raw.ts raw <work dir> <port>
  *
- * Reads <work dir>/data/gw.db and <work dir>/allowlist.toml (the layout of bench/api-server.ts, which
+ * Reads <work dir>/data/gw.db and <work dir>/allowlist.toml (the layout of bench/api/server.ts, which
  * serves the gateway side). Prints `ready <port>` once it accepts connections; closes the store on
  * SIGTERM or SIGINT.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllowlist } from "../src/allowlist/parse.ts";
-import type { Source } from "../src/core/envelope.ts";
-import { formatTimestamp } from "../src/core/time.ts";
-import { channelName } from "../src/http/routes/channels.ts";
-import { openStore } from "../src/store/store.ts";
-import { readyUntilSignal, serveGet } from "./lib/child-protocol.ts";
+import { parseAllowlist } from "../../src/allowlist/parse.ts";
+import type { Source } from "../../src/core/envelope.ts";
+import { formatTimestamp } from "../../src/core/time.ts";
+import { channelName } from "../../src/http/routes/channels.ts";
+import { openStore } from "../../src/store/store.ts";
+import { readyUntilSignal, serveGet } from "../lib/child-protocol.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if (mode !== "raw" || !dir || !portArg) {
-  process.stderr.write("usage: bun run bench/channels-raw.ts raw <work dir> <port>\n");
+  process.stderr.write("usage: bun run bench/channels/raw.ts raw <work dir> <port>\n");
   process.exit(2);
 }
 const port = Number(portArg);

@@ -1,12 +1,16 @@
 /**
- * bench/channels.ts's report: what was seeded, the correctness check, the table of cases (gw and the bare
+ * bench/channels/channels.ts's report: what was seeded, the correctness check, the table of cases (gw and the bare
  * Bun.serve over HTTP in ms, the in-process page in µs, and their ratios), the concurrent run, what the
  * channel-list upkeep costs ingest and the page's query plans; then the verdict rows (each case's gw p99 against the issue's
  * 10 ms budget) and the JSON line, through lib/report.ts.
  */
-import type { CheckResult, pagePlans, storeStats } from "./channels-check.ts";
-import type { CaseResult, ConcurrentResult } from "./channels-http.ts";
-import type { SeededChannels } from "./channels-seed.ts";
+
+import { caseTable } from "../lib/http-cases.ts";
+import { plainRow, ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
+import { INGEST_ROWS, ROWS, SEED } from "../store/settings.ts";
+import type { CheckResult, pagePlans, storeStats } from "./check.ts";
+import type { CaseResult, ConcurrentResult } from "./http.ts";
+import type { SeededChannels } from "./seed.ts";
 import {
   BUDGET_P99_MS,
   CHANNELS,
@@ -15,11 +19,8 @@ import {
   REQUESTS,
   UPKEEP_ROWS,
   WARMUP,
-} from "./channels-settings.ts";
-import type { UpkeepResult } from "./channels-upkeep.ts";
-import { caseTable } from "./lib/http-cases.ts";
-import { plainRow, ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
-import { INGEST_ROWS, ROWS, SEED } from "./store-queries-settings.ts";
+} from "./settings.ts";
+import type { UpkeepResult } from "./upkeep.ts";
 
 export interface ChannelsRun {
   tTotal: number;

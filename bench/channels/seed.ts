@@ -1,30 +1,21 @@
 /**
- * The data bench/channels.ts lists, all written through the store's production paths so that the channel
+ * The data bench/channels/channels.ts lists, all written through the store's production paths so that the channel
  * list is kept as gw keeps it (the message store's writes, migration 5's read-marks trigger): names
  * first (store.channelList.setNames, as connectors do on connect, plus named channels that never get a
- * message), then the messages (store-queries-seed.ts: createIngest for the first BENCH_INGEST_ROWS,
+ * message), then the messages (store/seed.ts: createIngest for the first BENCH_INGEST_ROWS,
  * store.messages.insert for the rest), then read marks (store.reads.markRead, MARK_BATCH ids a call),
  * then unsends (store.messages.markDeleted: scattered messages, channels' newest messages, whole small
  * channels) and renames. Deterministic for a seed.
  */
-import type { ChannelName } from "../src/store/channel-list.ts";
-import type { Store } from "../src/store/store.ts";
-import {
-  AGENTS,
-  CHANNELS,
-  FULL_READ_MAX,
-  LIGHT,
-  MARK_BATCH,
-  progress,
-  READER,
-  SHAPE,
-} from "./channels-settings.ts";
-import { type Channel, type Person, storeChannels, storePeople } from "./lib/world.ts";
-import { seedMessages } from "./store-queries-seed.ts";
-import { elapsed, randInt, rng } from "./store-queries-settings.ts";
+import type { ChannelName } from "../../src/store/channel-list.ts";
+import type { Store } from "../../src/store/store.ts";
+import { type Channel, type Person, storeChannels, storePeople } from "../lib/world.ts";
+import { seedMessages } from "../store/seed.ts";
+import { elapsed, randInt, rng } from "../store/settings.ts";
+import { AGENTS, CHANNELS, FULL_READ_MAX, LIGHT, MARK_BATCH, progress, READER, SHAPE } from "./settings.ts";
 
 const CHANNEL_LIST = storeChannels(SHAPE.channels, SHAPE.imessageChannels);
-/** The iMessage people of store-queries-seed.ts's world (allowlisted, then strangers): group members. */
+/** The iMessage people of store/seed.ts's world (allowlisted, then strangers): group members. */
 const PEOPLE = [
   ...storePeople("device_messenger", 150, true),
   ...storePeople("device_messenger", 400, false),

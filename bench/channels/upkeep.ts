@@ -1,8 +1,8 @@
 /**
- * bench/channels.ts's upkeep cost: what keeping the channel list in step costs ingest. The channel list is
+ * bench/channels/channels.ts's upkeep cost: what keeping the channel list in step costs ingest. The channel list is
  * written by the message store's writes (src/store/message-writes.ts, `withReadModels`), so the cost is
  * measured by taking exactly that part away. The seeded database (closed, WAL checkpointed) is copied
- * once, and both files get the same UPKEEP_ROWS new messages (store-queries-seed.ts's generator,
+ * once, and both files get the same UPKEEP_ROWS new messages (store/seed.ts's generator,
  * continuing the run) through the real ingest function (createIngest, webhooks off as in gw serve's
  * default, one source per batch of BATCH_ROWS = the chat.db reader's batch):
  *   (a) the store as gw opens it (openStore);
@@ -18,20 +18,20 @@
  */
 import { copyFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BATCH_ROWS } from "../src/connectors/device-messenger/chat-db.ts";
-import { createIdFactory } from "../src/core/ids.ts";
-import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
-import { createChannelListStore } from "../src/store/channel-list.ts";
-import { withReadModels } from "../src/store/message-writes.ts";
-import { createMessageStore } from "../src/store/messages.ts";
-import { createSearchIndex } from "../src/store/search-index.ts";
-import { openStore, type Store } from "../src/store/store.ts";
-import { progress, UPKEEP_ROWS } from "./channels-settings.ts";
-import { type MachineLoad, waitQuiet, withMachineLoad } from "./lib/machine.ts";
-import { median } from "./lib/stats.ts";
-import { silentLogger } from "./lib/world.ts";
-import { ingestBatch, type SeedState } from "./store-queries-seed.ts";
-import { ROWS } from "./store-queries-settings.ts";
+import { BATCH_ROWS } from "../../src/connectors/device-messenger/chat-db.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { createChannelListStore } from "../../src/store/channel-list.ts";
+import { withReadModels } from "../../src/store/message-writes.ts";
+import { createMessageStore } from "../../src/store/messages.ts";
+import { createSearchIndex } from "../../src/store/search-index.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { type MachineLoad, waitQuiet, withMachineLoad } from "../lib/machine.ts";
+import { median } from "../lib/stats.ts";
+import { silentLogger } from "../lib/world.ts";
+import { ingestBatch, type SeedState } from "../store/seed.ts";
+import { ROWS } from "../store/settings.ts";
+import { progress, UPKEEP_ROWS } from "./settings.ts";
 
 const ROUND = 10;
 

@@ -2,17 +2,17 @@
  * Benchmark: what the Contacts reader costs gw (issue 32, item 5 "Budget"), each figure next to the same
  * gw without Contacts (GW_CONTACTS=0) in the same run.
  *
- *   bun run bench contacts        (or: bun run bench/contacts.ts)
+ *   bun run bench contacts        (or: bun run bench/contacts/contacts.ts)
  *
- * Writes a Contacts folder of BENCH_CONTACTS_CARDS cards in two accounts (contacts-world.ts, with
+ * Writes a Contacts folder of BENCH_CONTACTS_CARDS cards in two accounts (world.ts, with
  * src/demo/addressbook-writer.ts), then:
- * (a) start-up (contacts-startup.ts): the compiled binary as bench/startup.ts builds and times it,
+ * (a) start-up (startup/startup.ts): the compiled binary as bench/startup/startup.ts builds and times it,
  *     spawn → first /healthz 200, BENCH_STARTUP_RUNS runs each, alternating; target: the p50 with the
  *     cards within 20 ms of the p50 without;
- * (b) pick-up (contacts-pickup.ts): a chat.db row → an agent's unread long poll answers, two gw processes
- *     as bench/pickup.ts runs them, rows alternating between them, BENCH_SAMPLES each; target: p50
+ * (b) pick-up (pickup/pickup.ts): a chat.db row → an agent's unread long poll answers, two gw processes
+ *     as bench/pickup/pickup.ts runs them, rows alternating between them, BENCH_SAMPLES each; target: p50
  *     unchanged within noise (the 95 % bootstrap interval of the p50 difference holds 0);
- * (c) stalls (contacts-stall.ts): the largest gap between turns of a setTimeout(0) probe inside a
+ * (c) stalls (stall.ts): the largest gap between turns of a setTimeout(0) probe inside a
  *     gw-serve-like process while the cards load, and GET /healthz answered meanwhile, BENCH_STALL_RUNS
  *     runs each, alternating.
  * Environment: BENCH_CONTACTS_CARDS (10000), BENCH_CONTACTS_PARTS (startup,pickup,stall),
@@ -20,15 +20,15 @@
  * BENCH_WARMUP (10), BENCH_GAP_MIN_MS (50), BENCH_GAP_MAX_MS (400), BENCH_SEED (1), BENCH_KEEP (0).
  */
 import { join } from "node:path";
-import { ASSET_FLAGS, FLAGS, writeAssets } from "../scripts/build.ts";
-import { type PickupResult, pickupAB } from "./contacts-pickup.ts";
-import { type StallResult, stallAB } from "./contacts-stall.ts";
-import { type StartupResult, startupAB } from "./contacts-startup.ts";
-import { writeContactsFolder } from "./contacts-world.ts";
-import { plainRow, ratio, report, type SummaryRow } from "./lib/report.ts";
-import { buildBinary } from "./lib/serve-start.ts";
-import { startSession } from "./lib/session.ts";
-import { dist, intEnv, median, mulberry32, percentile } from "./lib/stats.ts";
+import { ASSET_FLAGS, FLAGS, writeAssets } from "../../scripts/build.ts";
+import { plainRow, ratio, report, type SummaryRow } from "../lib/report.ts";
+import { buildBinary } from "../lib/serve-start.ts";
+import { startSession } from "../lib/session.ts";
+import { dist, intEnv, median, mulberry32, percentile } from "../lib/stats.ts";
+import { type PickupResult, pickupAB } from "./pickup.ts";
+import { type StallResult, stallAB } from "./stall.ts";
+import { type StartupResult, startupAB } from "./startup.ts";
+import { writeContactsFolder } from "./world.ts";
 
 const CARDS = intEnv("BENCH_CONTACTS_CARDS", 10_000, 1);
 const STARTUP_RUNS = intEnv("BENCH_STARTUP_RUNS", 20, 1);

@@ -1,5 +1,5 @@
 /**
- * Child process of bench/contacts.ts: gw built as `gw serve` builds it (lib/gw-child.ts serveLikeGw:
+ * Child process of bench/contacts/contacts.ts: gw built as `gw serve` builds it (lib/gw-child.ts serveLikeGw:
  * loadConfig over the GW_ variables of its environment, createService, prepare, listen, start), with an
  * event-loop probe: a timer re-armed with setTimeout(0) from just before the service is built, each turn
  * noting the gap since the previous one. Prints `{"ready":<port>}` once started; then, BENCH_STALL_WINDOW_MS
@@ -10,10 +10,10 @@
  * load. Then answers lib/child-protocol.ts until stopped.
  */
 import { readFileSync } from "node:fs";
-import type { Contacts } from "../src/contacts/runner.ts";
-import { emit, serveCommands } from "./lib/child-protocol.ts";
-import { serveLikeGw, serveSetup } from "./lib/gw-child.ts";
-import { dist } from "./lib/stats.ts";
+import type { Contacts } from "../../src/contacts/runner.ts";
+import { emit, serveCommands } from "../lib/child-protocol.ts";
+import { serveLikeGw, serveSetup } from "../lib/gw-child.ts";
+import { dist } from "../lib/stats.ts";
 
 const WINDOW_MS = Number(process.env.BENCH_STALL_WINDOW_MS ?? 1500);
 

@@ -1,25 +1,25 @@
 /**
- * bench/contacts.ts, part (b): a chat.db row's pick-up with and without the address book, in the same run
- * and with bench/pickup.ts's own parts: two gw processes (pickup-gw.ts, built as `gw serve` builds it,
- * file notifications on), A with GW_CONTACTS_DIR (the folder of contacts-world.ts, the sender among its
+ * bench/contacts/contacts.ts, part (b): a chat.db row's pick-up with and without the address book, in the same run
+ * and with bench/pickup/pickup.ts's own parts: two gw processes (pickup/gw.ts, built as `gw serve` builds it,
+ * file notifications on), A with GW_CONTACTS_DIR (the folder of world.ts, the sender among its
  * cards) and B with GW_CONTACTS=0, each on its own home and chat.db (lib/chatdb.ts), each followed by an
- * agent on the unread long poll (pickup-watchers.ts longPoller) and with its ingest commits stamped inside
+ * agent on the unread long poll (pickup/watchers.ts longPoller) and with its ingest commits stamped inside
  * it (gwWatcher). Timing starts once A's log says it read every card. Then this script plays Messages
  * for both, alternating: per round one row to each chat.db, A then B or B then A in turn, each after a
  * seeded gap of BENCH_GAP_MIN_MS–BENCH_GAP_MAX_MS; BENCH_WARMUP untimed rounds, then BENCH_SAMPLES timed.
- * Sightings are tied to commits by text and summarised by pickup-match.ts, as in bench/pickup.ts.
+ * Sightings are tied to commits by text and summarised by pickup/match.ts, as in bench/pickup/pickup.ts.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ChatDbWriter } from "../src/demo/chatdb-writer.ts";
-import { waitContactsRead } from "./contacts-world.ts";
-import { chatDbPathIn, FRIEND, FRIEND_CHAT, GW_ALLOWLIST, gwEnvFor, openBenchChatDb } from "./lib/chatdb.ts";
-import { startChild } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import type { Session } from "./lib/session.ts";
-import { collect, type FigureResult, settle } from "./pickup-match.ts";
-import { GAP_MAX_MS, GAP_MIN_MS, HERE, POLL_MS, random, SAMPLES, TOKEN, WARMUP } from "./pickup-settings.ts";
-import { type Commit, gwWatcher, longPoller, type Watcher } from "./pickup-watchers.ts";
+import type { ChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { chatDbPathIn, FRIEND, FRIEND_CHAT, GW_ALLOWLIST, gwEnvFor, openBenchChatDb } from "../lib/chatdb.ts";
+import { startChild } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import type { Session } from "../lib/session.ts";
+import { collect, type FigureResult, settle } from "../pickup/match.ts";
+import { GAP_MAX_MS, GAP_MIN_MS, HERE, POLL_MS, random, SAMPLES, TOKEN, WARMUP } from "../pickup/settings.ts";
+import { type Commit, gwWatcher, longPoller, type Watcher } from "../pickup/watchers.ts";
+import { waitContactsRead } from "./world.ts";
 
 interface Side {
   label: string;
@@ -34,7 +34,7 @@ async function startSide(session: Session, label: string, env: Record<string, st
   writeFileSync(join(dir, "allowlist.toml"), GW_ALLOWLIST);
   const chatDbPath = chatDbPathIn(dir);
   const writer = openBenchChatDb(chatDbPath);
-  const { child, ready } = await startChild(`gw(${label})`, [join(HERE, "pickup-gw.ts"), "on"], {
+  const { child, ready } = await startChild(`gw(${label})`, [join(HERE, "gw.ts"), "on"], {
     ...gwEnvFor(dir, chatDbPath, TOKEN),
     GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS),
     GW_DEFAULT_REGION: "US",

@@ -1,6 +1,6 @@
 /**
- * bench/contacts.ts, part (c): how long the event loop is held while the address book loads. Each run
- * starts bench/contacts-gw.ts (gw built as `gw serve` builds it, a setTimeout(0) probe noting every gap
+ * bench/contacts/contacts.ts, part (c): how long the event loop is held while the address book loads. Each run
+ * starts bench/contacts/gw.ts (gw built as `gw serve` builds it, a setTimeout(0) probe noting every gap
  * between its turns over BENCH_STALL_WINDOW_MS from the start; the first gap, building the service, apart)
  * on a fresh home, with the Contacts folder
  * (GW_CONTACTS_DIR) or without (GW_CONTACTS=0), alternating A B B A. Meanwhile this process asks
@@ -11,11 +11,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor, openBenchChatDb } from "./lib/chatdb.ts";
-import { Child } from "./lib/child.ts";
-import type { Session } from "./lib/session.ts";
-import { type Dist, dist } from "./lib/stats.ts";
-import { HERE, TOKEN } from "./pickup-settings.ts";
+import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor, openBenchChatDb } from "../lib/chatdb.ts";
+import { Child } from "../lib/child.ts";
+import type { Session } from "../lib/session.ts";
+import { type Dist, dist } from "../lib/stats.ts";
+import { TOKEN } from "../pickup/settings.ts";
 
 interface Window {
   ms: number;
@@ -65,7 +65,7 @@ async function oneRun(
   writeFileSync(join(dir, "allowlist.toml"), GW_ALLOWLIST);
   const chatDbPath = chatDbPathIn(dir);
   openBenchChatDb(chatDbPath).close();
-  const child = new Child("gw(stall)", [join(HERE, "contacts-gw.ts")], {
+  const child = new Child("gw(stall)", [join(import.meta.dir, "gw.ts")], {
     ...gwEnvFor(dir, chatDbPath, TOKEN),
     GW_DEFAULT_REGION: "US",
     BENCH_STALL_WINDOW_MS: String(windowMs),

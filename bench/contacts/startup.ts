@@ -1,16 +1,16 @@
 /**
- * bench/contacts.ts, part (a): `gw serve` start-up as bench/startup.ts measures it (lib/serve-start.ts:
+ * bench/contacts/contacts.ts, part (a): `gw serve` start-up as bench/startup/startup.ts measures it (lib/serve-start.ts:
  * the compiled binary, spawn → first /healthz 200 on a fresh home), with the Contacts folder of
- * contacts-world.ts (GW_CONTACTS_DIR) and without Contacts (GW_CONTACTS=0), alternating A B B A so
+ * world.ts (GW_CONTACTS_DIR) and without Contacts (GW_CONTACTS=0), alternating A B B A so
  * neither side always runs first. A run with Contacts is only counted once its log says the runner read
  * every card (`contacts read`, waited for after the timed part): the figure cannot come from a gw that
  * skipped them. The runner's own figures (its first check's start → the book swapped in, its slices and
  * the longest, wall time with whatever ran in it: a garbage collection, time without a CPU) are kept too.
  */
 import { join } from "node:path";
-import { type ContactsRead, waitContactsRead } from "./contacts-world.ts";
-import { timeServe } from "./lib/serve-start.ts";
-import { type Dist, dist } from "./lib/stats.ts";
+import { timeServe } from "../lib/serve-start.ts";
+import { type Dist, dist } from "../lib/stats.ts";
+import { type ContactsRead, waitContactsRead } from "./world.ts";
 
 export interface StartupResult {
   runs: number;

@@ -1,5 +1,5 @@
 /**
- * bench/contacts.ts's address book: a Contacts folder of CARDS cards in two accounts (Sources/AAAA-ICLOUD
+ * bench/contacts/contacts.ts's address book: a Contacts folder of CARDS cards in two accounts (Sources/AAAA-ICLOUD
  * and Sources/BBBB-GOOGLE, half each, plus the empty top database), written with the demo's writer
  * (src/demo/addressbook-writer.ts). Each card has one phone number typed nationally, as `(555) 123-4567`
  * (so every one is parsed by libphonenumber), and one e-mail address in mixed case; the first card is the
@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { addressBookPath, type CardSpec, createAddressBook } from "../src/demo/addressbook-writer.ts";
+import { addressBookPath, type CardSpec, createAddressBook } from "../../src/demo/addressbook-writer.ts";
 
 export const CARDS = 10_000;
 export const SOURCES = ["AAAA-ICLOUD", "BBBB-GOOGLE"] as const;

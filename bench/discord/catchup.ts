@@ -1,5 +1,5 @@
 /**
- * bench/discord.ts's catch-up phase: a gw sees one message per channel and stops; BENCH_PER_CHANNEL
+ * bench/discord/discord.ts's catch-up phase: a gw sees one message per channel and stops; BENCH_PER_CHANNEL
  * messages per channel go into history only; then rounds, in alternating order, of gw started again on a
  * copy of the stopped state and of the raw baseline (discord.js login, client.rest paging the same
  * channels 5 at a time, one bun:sqlite transaction per page with gw's DDL), timed until all is stored;
@@ -7,22 +7,13 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { FAKE_BOT_TOKEN } from "../src/demo/fake-discord/server.ts";
-import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./discord-procs.ts";
-import {
-  CATCHUP_BOUND,
-  CHANNELS,
-  CONCURRENCY,
-  HERE,
-  PATH,
-  PER_CHANNEL,
-  progress,
-  RUNS,
-} from "./discord-settings.ts";
-import { Child } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import type { SummaryRow } from "./lib/report.ts";
-import { median } from "./lib/stats.ts";
+import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
+import { Child } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import type { SummaryRow } from "../lib/report.ts";
+import { median } from "../lib/stats.ts";
+import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
+import { CATCHUP_BOUND, CHANNELS, CONCURRENCY, HERE, PATH, PER_CHANNEL, progress, RUNS } from "./settings.ts";
 
 export interface CatchupRun {
   kind: "gw" | "raw" | "gwUnpaced" | "rawUnpaced";
@@ -137,7 +128,7 @@ async function runRaw(h: History, round: number, unpaced: boolean): Promise<Catc
   mkdirSync(dir, { recursive: true });
   const from = h.fake.requests.length;
   const tSpawn = now();
-  const child = new Child(`raw(catchup ${round})`, [join(HERE, "discord-raw.ts"), "catchup"], {
+  const child = new Child(`raw(catchup ${round})`, [join(HERE, "raw.ts"), "catchup"], {
     PATH,
     BENCH_TOKEN: FAKE_BOT_TOKEN,
     BENCH_API_URL: h.fake.apiUrl,

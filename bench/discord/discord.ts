@@ -3,12 +3,12 @@
  * REST protocols over loopback, src/demo/fake-discord), each figure next to a raw discord.js baseline
  * measured in the same run.
  *
- *   bun run bench/discord.ts
+ *   bun run bench/discord/discord.ts
  *
  * Processes: this script hosts the fake Discord and plays the agent (it polls GET /messages/unread). gw
- * runs in its own process (bench/discord-gw.ts, built as `gw serve` builds it: listen, then start the
- * connectors), the raw discord.js client in another (bench/discord-raw.ts), the webhook sink in a third
- * (bench/webhooks-sink.ts), so no two share an event loop.
+ * runs in its own process (bench/discord/gw.ts, built as `gw serve` builds it: listen, then start the
+ * connectors), the raw discord.js client in another (bench/discord/raw.ts), the webhook sink in a third
+ * (bench/lib/sink-child.ts), so no two share an event loop.
  *
  * 1. latency: gw and the raw client are logged in to the same fake as the same bot. The fake gives each
  *    IDENTIFY its own session and sends every dispatch to every session, starting with a different one
@@ -35,20 +35,20 @@
  * (50), BENCH_PER_CHANNEL (200), BENCH_CATCHUP_RUNS (3), BENCH_PHASES (latency,catchup), BENCH_KEEP (0),
  * BENCH_RAW_STORE (0; 1: the raw client also commits each message as one row into a bun:sqlite table
  * with gw's DDL and pragmas, right after its event: the floor of "event -> stored").
- * Write-up: bench/discord-results.md. Parts: discord-settings.ts, discord-procs.ts, discord-latency.ts (1),
- * discord-catchup.ts (2), discord-report.ts; the children are discord-gw.ts and discord-raw.ts.
+ * Write-up: bench/discord/results.md. Parts: settings.ts, procs.ts, latency.ts (1),
+ * catchup.ts (2), report.ts; the children are gw.ts and raw.ts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { catchupPhase } from "./discord-catchup.ts";
-import { latencyPhase } from "./discord-latency.ts";
-import type { DiscordRun } from "./discord-procs.ts";
-import { type DiscordResults, reportDiscord } from "./discord-report.ts";
-import { KEEP, PHASES, progress } from "./discord-settings.ts";
-import { live } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import { machine as machineInfo, type SummaryRow } from "./lib/report.ts";
+import { live } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import { machine as machineInfo, type SummaryRow } from "../lib/report.ts";
+import { catchupPhase } from "./catchup.ts";
+import { latencyPhase } from "./latency.ts";
+import type { DiscordRun } from "./procs.ts";
+import { type DiscordResults, reportDiscord } from "./report.ts";
+import { KEEP, PHASES, progress } from "./settings.ts";
 
 const run: DiscordRun = { root: mkdtempSync(join(tmpdir(), "gw-bench-discord-")), fakes: new Set() };
 let cleaned = false;

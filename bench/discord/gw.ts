@@ -1,11 +1,11 @@
 /**
- * Child process of bench/discord.ts: gw built as `gw serve` builds it, in the same order: loadConfig over
+ * Child process of bench/discord/discord.ts: gw built as `gw serve` builds it, in the same order: loadConfig over
  * the GW_ variables of its environment, the pino logger (the day's log file at GW_LOG_LEVEL, default info, and
  * stderr), buildConnectors with the real Discord connector and its production tuning, createService,
  * prepare(), app.listen on 127.0.0.1 port 0, then start() (the connector logs in and catches up in the
  * background while the API answers).
  *
- *   bun run bench/discord-gw.ts
+ *   bun run bench/discord/gw.ts
  *
  * It prints one line `{"ready":<port>, ...stamps}` once the Discord connector reports `ok` and, with
  * BENCH_EXPECT_STORED=n, once n community messages have been stored by this process (counted from the
@@ -26,13 +26,13 @@
  * ...]},
  * `count` → community messages in the store, `deliveries` → [[delivery id, text], ...].
  */
-import { buildConnectors } from "../src/connectors/registry.ts";
-import { systemClock } from "../src/core/ports.ts";
-import { bunSpawner } from "../src/core/spawn.ts";
-import type { Ingest, IngestBatch, IngestOutcome } from "../src/ingest/ingest.ts";
-import { createService } from "../src/service.ts";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
-import { serveSetup } from "./lib/gw-child.ts";
+import { buildConnectors } from "../../src/connectors/registry.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
+import type { Ingest, IngestBatch, IngestOutcome } from "../../src/ingest/ingest.ts";
+import { createService } from "../../src/service.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
+import { serveSetup } from "../lib/gw-child.ts";
 
 const tImported = now();
 const TRACE = process.env.BENCH_TRACE === "1";

@@ -1,5 +1,5 @@
 /**
- * bench/discord.ts's latency phase: gw and a raw discord.js client are the same bot on one fake. Per
+ * bench/discord/discord.ts's latency phase: gw and a raw discord.js client are the same bot on one fake. Per
  * sample: stamp, post one message from Ann, poll unread every BENCH_STEP_MS until it is listed, mark it
  * read, time one idle poll, pause 20–120 ms (seeded). From the stamp: the raw client's dispatch and
  * messageCreate, gw's dispatch, ingest call and commit (stamped in gw), the unread answer, the webhook
@@ -7,8 +7,13 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { FAKE_BOT_TOKEN } from "../src/demo/fake-discord/server.ts";
-import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./discord-procs.ts";
+import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
+import { startChild } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import type { SummaryRow } from "../lib/report.ts";
+import { Sink, type SinkStats } from "../lib/sink.ts";
+import { type TailDist as Dist, tailDist as dist } from "../lib/stats.ts";
+import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
 import {
   AGENT,
   HERE,
@@ -24,12 +29,7 @@ import {
   TARGET_GAP_MS,
   TOKEN,
   WARMUP,
-} from "./discord-settings.ts";
-import { startChild } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import type { SummaryRow } from "./lib/report.ts";
-import { Sink, type SinkStats } from "./lib/sink.ts";
-import { type TailDist as Dist, tailDist as dist } from "./lib/stats.ts";
+} from "./settings.ts";
 
 export interface LatencyResult {
   rawDispatch: Dist;
@@ -82,7 +82,7 @@ async function startProcesses(run: DiscordRun) {
   );
   const rawDir = join(run.root, "latency-raw");
   mkdirSync(rawDir, { recursive: true });
-  const { child: raw } = await startChild("raw", [join(HERE, "discord-raw.ts"), "client"], {
+  const { child: raw } = await startChild("raw", [join(HERE, "raw.ts"), "client"], {
     PATH,
     BENCH_TOKEN: FAKE_BOT_TOKEN,
     BENCH_API_URL: fake.apiUrl,

@@ -1,6 +1,6 @@
 /**
- * bench/discord.ts's processes: the fake Discord (hosted here, Discord's own heartbeat interval), gw as
- * bench/discord-gw.ts in its own process with an explicit environment (the allowlisted user Ann), and
+ * bench/discord/discord.ts's processes: the fake Discord (hosted here, Discord's own heartbeat interval), gw as
+ * bench/discord/gw.ts in its own process with an explicit environment (the allowlisted user Ann), and
  * gw's DDL for the raw baselines' tables. A DiscordRun holds the work dir and the fakes still running,
  * for the cleanup.
  */
@@ -12,11 +12,11 @@ import {
   type FakeDiscord,
   type FakeUser,
   startFakeDiscord,
-} from "../src/demo/fake-discord/server.ts";
-import { isolatedEnv } from "../test/helpers/process.ts";
-import { CATCHUP_BOUND, HERE, PATH, TOKEN } from "./discord-settings.ts";
-import { startChild } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
+} from "../../src/demo/fake-discord/server.ts";
+import { isolatedEnv } from "../../test/helpers/process.ts";
+import { startChild } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import { CATCHUP_BOUND, HERE, PATH, TOKEN } from "./settings.ts";
 
 export interface DiscordRun {
   root: string;
@@ -63,10 +63,10 @@ export type GwStamps = Record<
   all: number | null;
 };
 
-/** discord-gw.ts started, ready (connector ok, and all expected messages stored) and calibrated. */
+/** gw.ts started, ready (connector ok, and all expected messages stored) and calibrated. */
 export async function startGw(name: string, env: Record<string, string>, timeoutMs = 120_000) {
   const tSpawn = now();
-  const { child, ready } = await startChild(name, [join(HERE, "discord-gw.ts")], env, timeoutMs);
+  const { child, ready } = await startChild(name, [join(HERE, "gw.ts")], env, timeoutMs);
   return {
     child,
     tSpawn,

@@ -1,8 +1,8 @@
 /**
- * Child process of bench/discord.ts: the raw baselines, discord.js alone (no gw code).
+ * Child process of bench/discord/discord.ts: the raw baselines, discord.js alone (no gw code).
  *
- *   bun run bench/discord-raw.ts client    # a bare discord.js Client logged in to the fake (latency)
- *   bun run bench/discord-raw.ts catchup   # login, then page missed history into bun:sqlite (catch-up)
+ *   bun run bench/discord/raw.ts client    # a bare discord.js Client logged in to the fake (latency)
+ *   bun run bench/discord/raw.ts catchup   # login, then page missed history into bun:sqlite (catch-up)
  *
  * Both build the Client the way the brief and gw do: intents Guilds, GuildMessages, DirectMessages,
  * MessageContent, the Channel partial, `rest.api` = BENCH_API_URL, token BENCH_TOKEN. Stamps are this
@@ -29,7 +29,7 @@
  * lib/child-protocol.ts (so the parent can measure the clock offset) until stopped.
  */
 import { Database } from "bun:sqlite";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 
 const mode = process.argv[2];
 const token = process.env.BENCH_TOKEN ?? "";
@@ -200,6 +200,6 @@ if (mode === "client") {
     db.close();
   });
 } else {
-  process.stderr.write("usage: bun run bench/discord-raw.ts <client|catchup>\n");
+  process.stderr.write("usage: bun run bench/discord/raw.ts <client|catchup>\n");
   process.exit(2);
 }

@@ -1,14 +1,14 @@
 /**
- * bench/discord.ts's report: the latency table (n, p50, p95, p99, max, mean of each stamp from the post,
+ * bench/discord/discord.ts's report: the latency table (n, p50, p95, p99, max, mean of each stamp from the post,
  * and its p50 minus the raw messageCreate's), the per-sample differences, the catch-up runs and their
  * medians with the gw / raw ratios; then the verdict rows and the JSON line through lib/report.ts.
  */
 
-import type { CatchupResult } from "./discord-catchup.ts";
-import type { LatencyResult } from "./discord-latency.ts";
-import { CHANNELS, PER_CHANNEL, RUNS, r2, SAMPLES, SEED, STEP_MS, WARMUP } from "./discord-settings.ts";
-import { type Machine, report, type SummaryRow } from "./lib/report.ts";
-import type { TailDist as Dist } from "./lib/stats.ts";
+import { type Machine, report, type SummaryRow } from "../lib/report.ts";
+import type { TailDist as Dist } from "../lib/stats.ts";
+import type { CatchupResult } from "./catchup.ts";
+import type { LatencyResult } from "./latency.ts";
+import { CHANNELS, PER_CHANNEL, RUNS, r2, SAMPLES, SEED, STEP_MS, WARMUP } from "./settings.ts";
 
 export interface DiscordResults {
   latency?: LatencyResult;

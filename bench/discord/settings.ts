@@ -1,9 +1,9 @@
 /**
- * bench/discord.ts's settings (BENCH_ variables, read once at start-up), its target, the catch-up bound
+ * bench/discord/discord.ts's settings (BENCH_ variables, read once at start-up), its target, the catch-up bound
  * and concurrency gw runs with (the raw baseline uses the same), the run's bearer and webhook secret,
  * the seeded stream of the pauses between latency samples, and rounding.
  */
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import { intEnv, mulberry32 } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
 export const WARMUP = intEnv("BENCH_WARMUP", 20, 0);

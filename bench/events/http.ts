@@ -1,16 +1,20 @@
 /**
- * bench/events.ts's measurement of GET /events: gw's app in a child process built as `gw serve` builds
- * it (bench/api-server.ts gateway: bearer, X-Agent-ID, schema validation, the route) and the raw
- * baseline (bench/events-raw.ts: a bare Bun.serve and bun:sqlite running the same query) side by side on
+ * bench/events/events.ts's measurement of GET /events: gw's app in a child process built as `gw serve` builds
+ * it (bench/api/server.ts gateway: bearer, X-Agent-ID, schema validation, the route) and the raw
+ * baseline (bench/events/raw.ts: a bare Bun.serve and bun:sqlite running the same query) side by side on
  * the seeded database; this process is the client (fetch, keep-alive) and, for the in-process figure,
  * calls store.events.visibleAfter on its own connection. Before any timing both servers must give the
  * same JSON for every case, and that JSON the store's page. Each case: a quiet-machine wait, WARMUP
  * untimed calls per target, then REQUESTS timed sequential calls per target in blocks of REQUESTS/2, in
  * the order gw, raw, page, page, raw, gw.
  */
-import { toEvent } from "../src/store/events.ts";
-import type { Store } from "../src/store/store.ts";
-import { startServer, stopServer } from "./api-servers.ts";
+import { toEvent } from "../../src/store/events.ts";
+import type { Store } from "../../src/store/store.ts";
+import { startServer, stopServer } from "../api/servers.ts";
+import { timeAbba, timedLine } from "../lib/http-cases.ts";
+import { waitQuiet } from "../lib/machine.ts";
+import type { Session } from "../lib/session.ts";
+import type { Dist } from "../lib/stats.ts";
 import {
   AGENT,
   CASES,
@@ -22,11 +26,7 @@ import {
   REQUESTS,
   TOKEN,
   WARMUP,
-} from "./events-settings.ts";
-import { timeAbba, timedLine } from "./lib/http-cases.ts";
-import { waitQuiet } from "./lib/machine.ts";
-import type { Session } from "./lib/session.ts";
-import type { Dist } from "./lib/stats.ts";
+} from "./settings.ts";
 
 type Target = "gw" | "raw";
 type Ports = Record<Target, number>;
@@ -119,7 +119,7 @@ async function measureCase(ports: Ports, store: Store, c: Case, cursors: Cursors
 export async function measureHttp(dir: string, session: Session, store: Store, cursors: Cursors) {
   const gateway = await startServer("gateway", dir, "");
   session.track(gateway.proc);
-  const raw = await startServer("raw", dir, "", "events-raw.ts");
+  const raw = await startServer("raw", dir, "", "../events/raw.ts");
   session.track(raw.proc);
   const ports: Ports = { gw: gateway.port, raw: raw.port };
   try {

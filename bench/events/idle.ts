@@ -1,7 +1,7 @@
 /**
- * bench/events.ts's idle part: `gw serve` (the real command from source, default settings: chat.db
+ * bench/events/events.ts's idle part: `gw serve` (the real command from source, default settings: chat.db
  * notifications on, the 1000 ms timer, the iMessage edit re-check) on a chat.db of CHATDB_ROWS rows, next
- * to a bare Bun process (bench/idle-bare.ts), CPU read from /proc only (lib/proc.ts: every thread's
+ * to a bare Bun process (bench/idle/bare.ts), CPU read from /proc only (lib/proc.ts: every thread's
  * schedstat every 500 ms, utime + stime as a cross-check).
  *
  * The chat.db (lib/chatdb.ts, Messages' schema, rows dated as Messages dates them) gets CHATDB_ROWS -
@@ -15,16 +15,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnGw, stopGw, waitFor, waitWhileRunning } from "../test/helpers/process.ts";
-import {
-  CHATDB_ROWS,
-  EDITED_ROWS,
-  IDLE_S,
-  progress,
-  RECENT_ROWS,
-  SETTLE_S,
-  TOKEN,
-} from "./events-settings.ts";
+import { spawnGw, stopGw, waitFor, waitWhileRunning } from "../../test/helpers/process.ts";
 import {
   chatDbPathIn,
   FRIEND,
@@ -34,8 +25,8 @@ import {
   openBenchChatDb,
   STRANGER,
   STRANGER_CHAT,
-} from "./lib/chatdb.ts";
-import { type MachineLoad, withMachineLoad } from "./lib/machine.ts";
+} from "../lib/chatdb.ts";
+import { type MachineLoad, withMachineLoad } from "../lib/machine.ts";
 import {
   procCpuMs,
   sampleProc,
@@ -43,8 +34,9 @@ import {
   threadSamples,
   type WindowCost,
   windowCost,
-} from "./lib/proc.ts";
-import type { Session } from "./lib/session.ts";
+} from "../lib/proc.ts";
+import type { Session } from "../lib/session.ts";
+import { CHATDB_ROWS, EDITED_ROWS, IDLE_S, progress, RECENT_ROWS, SETTLE_S, TOKEN } from "./settings.ts";
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -122,7 +114,7 @@ export async function measureIdle(session: Session): Promise<IdleResult> {
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
   });
   session.track(gw.proc);
-  const bare = Bun.spawn([process.execPath, join(import.meta.dir, "idle-bare.ts")], {
+  const bare = Bun.spawn([process.execPath, join(import.meta.dir, "../idle/bare.ts")], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdin: "pipe",
     stdout: "ignore",

@@ -1,23 +1,23 @@
 /**
- * Child process of bench/events.ts: the raw baseline for GET /events, a bare Bun.serve and a bare
+ * Child process of bench/events/events.ts: the raw baseline for GET /events, a bare Bun.serve and a bare
  * bun:sqlite connection on the seeded database running the route's query (the SQL of
  * src/store/events.ts) and writing the same JSON (the fields of toEvent, the timestamp by
  * formatTimestamp). No auth, no framework, no schema; `since` and `limit` read as given.
  *
- *   bun run bench/events-raw.ts raw <work dir> <port>
+ *   bun run bench/events/raw.ts raw <work dir> <port>
  *
- * Reads <work dir>/data/gw.db (the layout of bench/api-server.ts, which serves the gateway side). Prints
+ * Reads <work dir>/data/gw.db (the layout of bench/api/server.ts, which serves the gateway side). Prints
  * `ready <port>` once it accepts connections; closes the database on SIGTERM or SIGINT.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { formatTimestamp } from "../src/core/time.ts";
-import type { EventRow } from "../src/store/events.ts";
-import { readyUntilSignal, serveGet } from "./lib/child-protocol.ts";
+import { formatTimestamp } from "../../src/core/time.ts";
+import type { EventRow } from "../../src/store/events.ts";
+import { readyUntilSignal, serveGet } from "../lib/child-protocol.ts";
 
 const [mode, dir, portArg] = process.argv.slice(2);
 if (mode !== "raw" || !dir || !portArg) {
-  process.stderr.write("usage: bun run bench/events-raw.ts raw <work dir> <port>\n");
+  process.stderr.write("usage: bun run bench/events/raw.ts raw <work dir> <port>\n");
   process.exit(2);
 }
 const port = Number(portArg);

@@ -1,12 +1,15 @@
 /**
- * bench/events.ts's report: what was seeded, the table of GET /events cases (gw and the bare Bun.serve
+ * bench/events/events.ts's report: what was seeded, the table of GET /events cases (gw and the bare Bun.serve
  * over HTTP in ms, the in-process page in µs, and their ratios), the idle CPU of `gw serve` on the big
  * chat.db next to a bare Bun process; then the verdict rows (each case's gw p99 against the issue's 5 ms,
  * gw's idle CPU against 0.15 % of a core) and the JSON line, through lib/report.ts.
  */
-import type { CaseResult } from "./events-http.ts";
-import type { IdleResult } from "./events-idle.ts";
-import type { Seeded } from "./events-seed.ts";
+
+import { caseTable } from "../lib/http-cases.ts";
+import { plainRow, ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
+import type { CaseResult } from "./http.ts";
+import type { IdleResult } from "./idle.ts";
+import type { Seeded } from "./seed.ts";
 import {
   BUDGET_IDLE_PCT,
   BUDGET_P99_MS,
@@ -20,9 +23,7 @@ import {
   REQUESTS,
   SETTLE_S,
   WARMUP,
-} from "./events-settings.ts";
-import { caseTable } from "./lib/http-cases.ts";
-import { plainRow, ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
+} from "./settings.ts";
 
 export interface EventsRun {
   tTotal: number;

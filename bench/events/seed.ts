@@ -1,5 +1,5 @@
 /**
- * bench/events.ts's state database: MESSAGES one-to-one iMessage messages (every STRANGER_EVERY-th from
+ * bench/events/events.ts's state database: MESSAGES one-to-one iMessage messages (every STRANGER_EVERY-th from
  * a stranger, so quarantined) and then EVENTS changes to them, both through createIngest in batches of
  * 500 as the iMessage connector hands them over (src/ingest/changes.ts decides each event's visibility:
  * a change to a quarantined message is stored but never shown). Changes: edits (5 in 10), reactions
@@ -8,11 +8,12 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllowlist } from "../src/allowlist/parse.ts";
-import { createIdFactory } from "../src/core/ids.ts";
-import type { NormalizedChange } from "../src/ingest/changes.ts";
-import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
-import { openStore } from "../src/store/store.ts";
+import { parseAllowlist } from "../../src/allowlist/parse.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import type { NormalizedChange } from "../../src/ingest/changes.ts";
+import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { openStore } from "../../src/store/store.ts";
+import { silentLogger } from "../lib/world.ts";
 import {
   ALLOWLIST_TOML,
   type Cursors,
@@ -22,8 +23,7 @@ import {
   MESSAGES,
   STRANGER,
   STRANGER_EVERY,
-} from "./events-settings.ts";
-import { silentLogger } from "./lib/world.ts";
+} from "./settings.ts";
 
 const BATCH = 500;
 const START_MS = Date.UTC(2026, 0, 1);

@@ -1,8 +1,8 @@
 /**
- * bench/events.ts's settings (BENCH_ variables, read once at start-up), the issue's budgets, the world
+ * bench/events/events.ts's settings (BENCH_ variables, read once at start-up), the issue's budgets, the world
  * seeded (allowed friends and one stranger) and the GET /events cases timed.
  */
-import { intEnv } from "./lib/stats.ts";
+import { intEnv } from "../lib/stats.ts";
 
 /** Events stored (edits, reactions, deletes), through ingest. */
 export const EVENTS = intEnv("BENCH_EVENTS", 100_000, 1_000);
@@ -69,5 +69,5 @@ export function casePath(c: Case, cursors: Cursors): string {
   return `/events${s ? `?${s}` : ""}`;
 }
 
-export { TOKEN } from "./api-settings.ts";
+export { TOKEN } from "../api/settings.ts";
 export const progress = (s: string) => process.stderr.write(`${s}\n`);

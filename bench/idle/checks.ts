@@ -1,14 +1,14 @@
 /**
- * bench/idle.ts's checks after the window: where each gw's and the bare process's idle time goes (strace
+ * bench/idle/idle.ts's checks after the window: where each gw's and the bare process's idle time goes (strace
  * attached to all of them at once for BENCH_IDLE_STRACE_S, lib/strace.ts; skipped without strace), and
  * whether notifications still work (the writer commits BENCH_IDLE_PICKUPS messages 300 ms apart and each
  * watcher's pick-up is timed from the commit, on our clock).
  */
 import type { Subprocess } from "bun";
-import type { Measured, Scene } from "./idle-procs.ts";
-import { PICKUPS, progress, STRACE_S } from "./idle-settings.ts";
-import type { Child } from "./lib/child.ts";
-import { hasStrace, type TraceSummary, traceFile, traceProcess } from "./lib/strace.ts";
+import type { Child } from "../lib/child.ts";
+import { hasStrace, type TraceSummary, traceFile, traceProcess } from "../lib/strace.ts";
+import type { Measured, Scene } from "./procs.ts";
+import { PICKUPS, progress, STRACE_S } from "./settings.ts";
 
 /** strace on each gw and on the bare process, at once; by process name, or why there is none. */
 export async function traceIdle(scene: Scene, measured: readonly Measured[]) {

@@ -1,5 +1,5 @@
 /**
- * bench/idle.ts's processes, side by side on one chat.db: the writer holding it open (idle-writer.ts),
+ * bench/idle/idle.ts's processes, side by side on one chat.db: the writer holding it open (writer.ts),
  * `gw serve` as the real command (and with webhooks on, and two what-ifs), imessage-kit's watcher, the
  * Claude Code plugin's server (skipped with a reason when it cannot run) and a bare Bun process. Each
  * measured one says how its pick-up of a new message is observed. Everything started is recorded in
@@ -7,14 +7,14 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { spawnGw, stopGw, waitWhileRunning } from "../test/helpers/process.ts";
-import { HERE, PATH, progress, SECRET, TOKEN, WEBHOOKS, WHATIF } from "./idle-settings.ts";
-import { gwEnvFor } from "./lib/chatdb.ts";
-import { type Child, startChild } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
-import type { Session } from "./lib/session.ts";
-import { Sink } from "./lib/sink.ts";
+import { spawnGw, stopGw, waitWhileRunning } from "../../test/helpers/process.ts";
+import { gwEnvFor } from "../lib/chatdb.ts";
+import { type Child, startChild } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import { type ClaudePlugin, prepareClaudePlugin } from "../lib/claude-plugin.ts";
+import type { Session } from "../lib/session.ts";
+import { Sink } from "../lib/sink.ts";
+import { HERE, PATH, progress, SECRET, TOKEN, WEBHOOKS, WHATIF } from "./settings.ts";
 
 export interface Measured {
   name: string;
@@ -153,7 +153,7 @@ async function startClaude(scene: Scene, s: Started): Promise<void> {
   }
   scene.session.own(plugin.dir);
   try {
-    const claude = await startReady("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
+    const claude = await startReady("claude-plugin", [join(HERE, "../pickup/channel.ts"), "claude"], {
       PATH,
       HOME: scene.dir,
       BENCH_CHAT_DB: scene.chatDbPath,
@@ -175,12 +175,12 @@ async function startClaude(scene: Scene, s: Started): Promise<void> {
 
 /** The writer, every gw, the peers and the bare Bun process, in that order. */
 export async function startAll(scene: Scene, s: Started): Promise<void> {
-  s.writer = await startReady("writer", [join(HERE, "idle-writer.ts")], {
+  s.writer = await startReady("writer", [join(HERE, "writer.ts")], {
     PATH,
     BENCH_CHAT_DB: scene.chatDbPath,
   });
   await startGws(scene, s);
-  const kit = await startReady("imessage-kit", [join(HERE, "pickup-kit.ts")], {
+  const kit = await startReady("imessage-kit", [join(HERE, "../pickup/kit.ts")], {
     PATH,
     HOME: scene.dir,
     BENCH_CHAT_DB: scene.chatDbPath,
@@ -193,7 +193,7 @@ export async function startAll(scene: Scene, s: Started): Promise<void> {
     stop: () => kit.stop(),
   });
   await startClaude(scene, s);
-  const bare = Bun.spawn([process.execPath, join(HERE, "idle-bare.ts")], {
+  const bare = Bun.spawn([process.execPath, join(HERE, "bare.ts")], {
     env: { PATH },
     stdin: "pipe",
     stdout: "ignore",

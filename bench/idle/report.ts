@@ -1,15 +1,15 @@
 /**
- * bench/idle.ts's report: the per-process table (CPU ms and % of a core over the window, utime+stime,
+ * bench/idle/idle.ts's report: the per-process table (CPU ms and % of a core over the window, utime+stime,
  * RSS start/end/max and slope), per thread and per interval for gw and the bare process with strace's
  * wake-ups by source, the pick-ups; the summary rows (gw's CPU and RSS against the targets with the bare
  * process, the peers and the what-ifs as baselines; pick-ups; where idle time goes) and the JSON line.
  */
 
-import { IDLE_S, PICKUPS, SAMPLE_S, SETTLE_S, STRACE_S, TARGET, WEBHOOKS } from "./idle-settings.ts";
-import type { ProcResult } from "./idle-window.ts";
-import type { MachineLoad } from "./lib/machine.ts";
-import { plainRow, report, type SummaryRow } from "./lib/report.ts";
-import type { TraceSummary } from "./lib/strace.ts";
+import type { MachineLoad } from "../lib/machine.ts";
+import { plainRow, report, type SummaryRow } from "../lib/report.ts";
+import type { TraceSummary } from "../lib/strace.ts";
+import { IDLE_S, PICKUPS, SAMPLE_S, SETTLE_S, STRACE_S, TARGET, WEBHOOKS } from "./settings.ts";
+import type { ProcResult } from "./window.ts";
 
 export interface IdleRun {
   procs: ProcResult[];

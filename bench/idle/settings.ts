@@ -1,8 +1,8 @@
 /**
- * bench/idle.ts's settings (BENCH_IDLE_ variables, read once at start-up: the window, the settle period,
+ * bench/idle/idle.ts's settings (BENCH_IDLE_ variables, read once at start-up: the window, the settle period,
  * the sampling, strace, pick-ups, which gw variants run), its targets, and the run's bearer and secret.
  */
-import { intEnv } from "./lib/stats.ts";
+import { intEnv } from "../lib/stats.ts";
 
 export const IDLE_S = intEnv("BENCH_IDLE_S", 60, 1);
 export const SETTLE_S = intEnv("BENCH_IDLE_SETTLE_S", 30, 0);

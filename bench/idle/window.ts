@@ -1,14 +1,12 @@
 /**
- * bench/idle.ts's window, read from /proc only (lib/proc.ts; nothing is asked of the processes): every
+ * bench/idle/idle.ts's window, read from /proc only (lib/proc.ts; nothing is asked of the processes): every
  * thread's schedstat every THREAD_SAMPLE_MS from the start of the settle period, and stat, RSS and a
  * ledger mark every BENCH_IDLE_SAMPLE_S. Per process over the window: CPU % of one core summed over all
  * threads (those that came and went included; utime + stime as a cross-check), per thread, per
  * interval; RSS at start, end, max and its least-squares slope.
  */
 
-import type { Measured } from "./idle-procs.ts";
-import { IDLE_S, progress, SAMPLE_S, SETTLE_S, THREAD_SAMPLE_MS } from "./idle-settings.ts";
-import { type MachineLoad, withMachineLoad } from "./lib/machine.ts";
+import { type MachineLoad, withMachineLoad } from "../lib/machine.ts";
 import {
   type ProcSample,
   sampleProc,
@@ -18,7 +16,9 @@ import {
   threadSamples,
   type WindowCost,
   windowCost,
-} from "./lib/proc.ts";
+} from "../lib/proc.ts";
+import type { Measured } from "./procs.ts";
+import { IDLE_S, progress, SAMPLE_S, SETTLE_S, THREAD_SAMPLE_MS } from "./settings.ts";
 
 export interface ProcResult {
   name: string;

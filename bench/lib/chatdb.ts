@@ -1,5 +1,5 @@
 /**
- * The chat.db the iMessage benchmarks (pickup.ts, idle.ts) play Messages on, shared by every watcher of
+ * The chat.db the iMessage benchmarks (pickup/pickup.ts, idle/idle.ts) play Messages on, shared by every watcher of
  * a run: macOS Messages' schema as gw's demo writes it (src/demo/chatdb-schema.ts), plus the columns of a
  * current Messages release that @photon-ai/imessage-kit 3.0.0 selects (its query names them; Sequoia and
  * Tahoe have them), so gw, imessage-kit and the Claude Code plugin all read the same file. The allowed

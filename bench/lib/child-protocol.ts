@@ -79,7 +79,7 @@ export function serveGet(port: number, path: string, answer: (url: URL, req: Req
 }
 
 /**
- * A benchmark's server child: prints `ready <port>` (what bench/api-servers.ts waits for) and, on the
+ * A benchmark's server child: prints `ready <port>` (what bench/api/servers.ts waits for) and, on the
  * first SIGTERM or SIGINT, runs `stop` once and exits (1 if it failed).
  */
 export function readyUntilSignal(port: number, stop: () => Promise<void> | void): void {

@@ -1,6 +1,6 @@
 /**
- * One HTTP case of a route benchmark timed next to its raw server and its store call (channels.ts,
- * events.ts): warm-up, then halves in the order gw, raw, page, page, raw, gw, so a drift of the machine
+ * One HTTP case of a route benchmark timed next to its raw server and its store call (channels/channels.ts,
+ * events/events.ts): warm-up, then halves in the order gw, raw, page, page, raw, gw, so a drift of the machine
  * falls on both servers alike; and the text table of such cases.
  */
 import { ratio, textTable } from "./report.ts";

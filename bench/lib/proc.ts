@@ -101,7 +101,7 @@ export type ThreadMark = ReadonlyMap<number, ThreadSample>;
 
 /**
  * Every thread of one process ever seen, from schedstat readings taken as often as the caller observes
- * (every 500 ms in idle.ts). The cost since a mark counts each thread from its reading in the mark, or
+ * (every 500 ms in idle/idle.ts). The cost since a mark counts each thread from its reading in the mark, or
  * from zero when it was first seen later (born after the mark), up to its last reading, so threads that
  * exit in between count too (all but what they ran after their last reading). Nanosecond precision.
  */

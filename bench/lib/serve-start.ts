@@ -1,5 +1,5 @@
 /**
- * Start-up as bench/startup.ts measures it, shared with bench/contacts.ts: a binary built with given
+ * Start-up as bench/startup/startup.ts measures it, shared with bench/contacts/contacts.ts: a binary built with given
  * flags (`buildBinary`), and `timeServe`: spawn a server on a fresh home under `root` (so creating the
  * database and its migrations counts), GET /healthz every millisecond until the first 200, and return
  * spawn → that answer in ms. `afterHealthy` runs (untimed) before the process is killed.

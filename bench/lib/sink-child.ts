@@ -1,7 +1,7 @@
 /**
- * Child process of bench/webhooks.ts: the webhook sink, a bare Bun.serve on 127.0.0.1 (port 0).
+ * Child process of bench/webhooks/webhooks.ts: the webhook sink, a bare Bun.serve on 127.0.0.1 (port 0).
  *
- *   BENCH_SECRET=<secret> bun run bench/webhooks-sink.ts
+ *   BENCH_SECRET=<secret> bun run bench/lib/sink-child.ts
  *
  * POST (any path): takes the arrival time at handler entry (timeOrigin + performance.now(), wall clock with
  * sub-millisecond resolution), reads the body, checks X-GW-Signature against BENCH_SECRET and answers 204.
@@ -14,7 +14,7 @@
  *   POST /reset                                    forget every record
  * Prints one line `{"ready":<port>}` on stdout. Exits when stdin closes (the parent ended) or on SIGTERM.
  */
-import { verifyGwSignature } from "../src/webhooks/sign.ts";
+import { verifyGwSignature } from "../../src/webhooks/sign.ts";
 
 const now = (): number => performance.timeOrigin + performance.now();
 const secret = process.env.BENCH_SECRET ?? "";

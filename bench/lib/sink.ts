@@ -1,5 +1,5 @@
 /**
- * bench/webhooks-sink.ts as a child of a benchmark: started, its clock offset measured over HTTP
+ * bench/lib/sink-child.ts as a child of a benchmark: started, its clock offset measured over HTTP
  * (GET /now, the ping with the smallest round trip, as lib/child.ts does over stdin), its records read
  * back (raw, on its clock, or as arrivals on ours), its own CPU time, a reset between rounds, and stopped
  * with SIGTERM (it ignores stdin commands).
@@ -19,7 +19,7 @@ export class Sink {
 
   /** Starts the sink and measures its clock offset with `pings` pings. */
   static async start(secret: string, pings = 25): Promise<Sink> {
-    const child = new Child("webhooks-sink", [join(import.meta.dir, "../webhooks-sink.ts")], {
+    const child = new Child("webhooks-sink", [join(import.meta.dir, "sink-child.ts")], {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       BENCH_SECRET: secret,
     });

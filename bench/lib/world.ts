@@ -1,5 +1,5 @@
 /**
- * The pieces of the benchmarks' seeded worlds that api.ts, store-queries.ts, load.ts and webhooks.ts
+ * The pieces of the benchmarks' seeded worlds that api/api.ts, store/store.ts, load/load.ts and webhooks/webhooks.ts
  * share: the word list texts are drawn from, the channel list of the store benchmarks (iMessage DMs and
  * groups first, then Discord), their allowlisted people and strangers, the allowlist file written from
  * entries (storeCast), and a logger that drops everything. Deterministic: nothing here draws random numbers.

@@ -1,8 +1,8 @@
 /**
- * Child process of bench/load.ts: the load generator, in its own process so it never shares gw's event
+ * Child process of bench/load/load.ts: the load generator, in its own process so it never shares gw's event
  * loop. `fetch` over keep-alive connections to gw on 127.0.0.1.
  *
- *   bun run bench/load-agents.ts
+ *   bun run bench/load/agents.ts
  *
  * Prints `{"ready":0,"pid":…}`; `{"cmd":"run", …spec}` (LoadSpec below) runs the load and answers with
  * its figures (LoadResult). Two kinds of traffic, both paced from the same start instant t0 (this
@@ -17,8 +17,8 @@
  * limit, and no 404 is expected in this mix) or when fetch throws (socket error, or no answer within
  * `timeoutMs`). Latency is fetch() → body read, in ms.
  */
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
-import { type Dist, dist, mulberry32 } from "./lib/stats.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
+import { type Dist, dist, mulberry32 } from "../lib/stats.ts";
 
 export interface LoadSpec {
   port: number;

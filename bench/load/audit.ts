@@ -1,5 +1,5 @@
 /**
- * bench/load.ts's exactly-once audit, once the load has drained, from gw's own connection (load-gw.ts
+ * bench/load/load.ts's exactly-once audit, once the load has drained, from gw's own connection (gw.ts
  * `audit`), the sink's records, the fake's posts, chat.db's own rows and the stand-in's call log: every
  * inbound message stored exactly once with the right allowlist status; one delivery per allowed
  * message, received once, signature valid; every accepted send stored once and posted exactly once on
@@ -7,14 +7,14 @@
  */
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
-import { decodeAttributedBody } from "../src/connectors/device-messenger/typedstream.ts";
-import { dist } from "./lib/stats.ts";
-import type { LoadResult } from "./load-agents.ts";
-import type { Attempt } from "./load-run.ts";
-import { IN_PREFIX, OUT_PREFIX } from "./load-settings.ts";
-import type { Inbound } from "./load-world.ts";
+import { decodeAttributedBody } from "../../src/connectors/device-messenger/typedstream.ts";
+import { dist } from "../lib/stats.ts";
+import type { LoadResult } from "./agents.ts";
+import type { Attempt } from "./run.ts";
+import { IN_PREFIX, OUT_PREFIX } from "./settings.ts";
+import type { Inbound } from "./world.ts";
 
-/** What load-gw.ts's `audit` answers: rows of gw.db, read on gw's own connection. */
+/** What gw.ts's `audit` answers: rows of gw.db, read on gw's own connection. */
 export interface GwAudit {
   inbound: [text: string, status: string, n: number][];
   deliveries: [id: string, text: string, status: string, attempts: number][];

@@ -1,14 +1,14 @@
 /**
- * bench/load.ts's figures from one attempt's samples and CPU readings: RSS growth after the warm-up
+ * bench/load/load.ts's figures from one attempt's samples and CPU readings: RSS growth after the warm-up
  * (median of 5 samples at each end, lib/stats.ts's median) and its slope, the WAL's largest size, every
  * process's share of the CPU over the load and the other processes' share, and the quiet seconds (other
  * processes under 10% of the CPUs) with the latency of the requests completed in them.
  */
-import { slope } from "./lib/proc.ts";
-import { dist, median } from "./lib/stats.ts";
-import type { TimedLoad } from "./load-run.ts";
-import type { CpuSnapshot, Sample } from "./load-sampler.ts";
-import { DURATION_S, r1, r2, WARMUP_S } from "./load-settings.ts";
+import { slope } from "../lib/proc.ts";
+import { dist, median } from "../lib/stats.ts";
+import type { TimedLoad } from "./run.ts";
+import type { CpuSnapshot, Sample } from "./sampler.ts";
+import { DURATION_S, r1, r2, WARMUP_S } from "./settings.ts";
 
 /** gw's RSS after the warm-up, and the WAL. */
 export function rssFigures(samples: readonly Sample[], walEndMiB: number) {

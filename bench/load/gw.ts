@@ -1,11 +1,11 @@
 /**
- * Child process of bench/load.ts: gw built as `gw serve` builds it, in its order: loadConfig over the
+ * Child process of bench/load/load.ts: gw built as `gw serve` builds it, in its order: loadConfig over the
  * GW_ variables of its environment, the pino logger (the day's log file + stderr at GW_LOG_LEVEL),
  * buildConnectors with both real connectors (iMessage on GW_CHAT_DB_PATH with file-change
  * notifications, sends through GW_OSASCRIPT_PATH; Discord on GW_COMMUNITY_API_URL), createService,
  * prepare(), app.listen on 127.0.0.1 port 0, then start(). Webhooks go to GW_WEBHOOK_URL.
  *
- *   bun run bench/load-gw.ts
+ *   bun run bench/load/gw.ts
  *
  * Prints `{"ready":<port>,"pid":…}` once listening, started and both connectors report `ok`. Nothing
  * here runs during the load (the parent reads RSS and the WAL size from outside). Commands besides
@@ -16,8 +16,8 @@
  * - `audit` → {inbound: [[text, allowlist_status, n]], deliveries: [[delivery id, text, status,
  *   attempts]], outbound: [[id, text, channel id, platform id]], counts}
  */
-import { emit, serveCommands } from "./lib/child-protocol.ts";
-import { bothConnectorsOk, serveLikeGw, serveSetup } from "./lib/gw-child.ts";
+import { emit, serveCommands } from "../lib/child-protocol.ts";
+import { bothConnectorsOk, serveLikeGw, serveSetup } from "../lib/gw-child.ts";
 
 const setup = await serveSetup(process.env);
 const { env } = setup;

@@ -1,20 +1,20 @@
 /**
- * bench/load.ts's history: before the load, gw.db gets HISTORY messages of the attempt's channels over
+ * bench/load/load.ts's history: before the load, gw.db gets HISTORY messages of the attempt's channels over
  * the last week through createIngest (the normal write path, webhooks off, 500-message batches per
  * source), so agents' pages are full and context has neighbours; then the odd agents have read all of
  * it (raw read marks, turned into read runs by the store's own rebuildRuns), the even ones nothing.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { buildAllowlist } from "../src/allowlist/parse.ts";
-import type { Source } from "../src/core/envelope.ts";
-import { createIdFactory } from "../src/core/ids.ts";
-import { DISCORD_EPOCH } from "../src/demo/fake-discord/payloads.ts";
-import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
-import { openStore, type Store } from "../src/store/store.ts";
-import { silentLogger, WORDS } from "./lib/world.ts";
-import { ALLOWED_SHARE, agentNames, HISTORY } from "./load-settings.ts";
-import { type Channel, compatible, senderIn, type World } from "./load-world.ts";
+import { buildAllowlist } from "../../src/allowlist/parse.ts";
+import type { Source } from "../../src/core/envelope.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import { DISCORD_EPOCH } from "../../src/demo/fake-discord/payloads.ts";
+import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { silentLogger, WORDS } from "../lib/world.ts";
+import { ALLOWED_SHARE, agentNames, HISTORY } from "./settings.ts";
+import { type Channel, compatible, senderIn, type World } from "./world.ts";
 
 export interface History {
   messages: number;

@@ -2,17 +2,17 @@
  * Benchmark: "Load held" (reliability.md §8.1, issue "evidence" item 4): BENCH_DURATION_S of mixed load
  * against one gw, with both connectors and webhooks on, and the invariants checked afterwards.
  *
- *   bun run bench load          (or: bun run bench/load.ts)
+ *   bun run bench load          (or: bun run bench/load/load.ts)
  *
  * Processes (none shares another's event loop but the fake Discord, which this script hosts as
- * bench/discord.ts does):
- * - gw (bench/load-gw.ts), built as `gw serve` builds it: the iMessage connector on a chat.db with
+ * bench/discord/discord.ts does):
+ * - gw (bench/load/gw.ts), built as `gw serve` builds it: the iMessage connector on a chat.db with
  *   file-change notifications, iMessage sends through the Messages stand-in (src/demo/messages-standin.ts
  *   run by a GW_OSASCRIPT_PATH script, one process per send, as test/helpers/device.ts does), the
  *   Discord connector logged in to the fake Discord (src/demo/fake-discord), webhooks to the sink;
- * - Messages (bench/load-writer.ts) writing chat.db;
- * - the webhook sink (bench/webhooks-sink.ts, lib/sink.ts);
- * - the load generator (bench/load-agents.ts): BENCH_AGENTS agents, each repeating "unread page →
+ * - Messages (bench/load/writer.ts) writing chat.db;
+ * - the webhook sink (bench/lib/sink-child.ts, lib/sink.ts);
+ * - the load generator (bench/load/agents.ts): BENCH_AGENTS agents, each repeating "unread page →
  *   context around one message of it → mark the page read" every period (BENCH_API_RPS requests/s in
  *   all when every page is full), and BENCH_SEND_RPS sends spread evenly over the BENCH_CHANNELS
  *   channels (half iMessage, half Discord), every one with its own Idempotency-Key, kept under the
@@ -29,7 +29,7 @@
  * Then one message per channel primes every channel end to end (stored and delivered) before t0.
  *
  * After the load: wait (≤ BENCH_DRAIN_S) until every inbound message is stored, every webhook delivered
- * and none pending; then the audit, from gw's own connection (load-gw.ts `audit`), the sink's records,
+ * and none pending; then the audit, from gw's own connection (gw.ts `audit`), the sink's records,
  * the fake's posts, chat.db's own rows and the stand-in's call log: every inbound message stored
  * exactly once with the right allowlist status; one delivery per allowed message, received once,
  * signature valid; every accepted send stored once and posted exactly once on its platform.
@@ -40,19 +40,19 @@
  * cannot run out), BENCH_DRAIN_S (30), BENCH_QUIET_WAIT_S (60: wait for the machine to be under 10%
  * busy first), BENCH_MAX_OTHER_PCT (15) and BENCH_ATTEMPTS (3: the whole run is repeated while other
  * processes used more than that share of the CPUs during the load; the quietest attempt is reported),
- * BENCH_KEEP (0). Method: bench/README.md. Parts: load-settings.ts, load-world.ts, load-history.ts,
- * load-run.ts (processes, prime, timed load, drain), load-audit.ts, load-figures.ts, load-report.ts; the
- * children are load-gw.ts, load-writer.ts and load-agents.ts.
+ * BENCH_KEEP (0). Method: bench/README.md. Parts: settings.ts, world.ts, history.ts,
+ * run.ts (processes, prime, timed load, drain), audit.ts, figures.ts, report.ts; the
+ * children are gw.ts, writer.ts and agents.ts.
  */
-import type { FakeDiscord } from "../src/demo/fake-discord/server.ts";
-import { report } from "./lib/report.ts";
-import { startSession } from "./lib/session.ts";
-import { mulberry32 } from "./lib/stats.ts";
-import { auditInbound, auditSends, auditWebhooks, type GwAudit } from "./load-audit.ts";
-import { figures } from "./load-figures.ts";
-import { type AttemptReport, attemptReport } from "./load-report.ts";
-import { drain, primeChannels, startAttempt, timedLoad } from "./load-run.ts";
-import { ATTEMPTS, KEEP, MAX_OTHER_PCT, progress, SEED } from "./load-settings.ts";
+import type { FakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { report } from "../lib/report.ts";
+import { startSession } from "../lib/session.ts";
+import { mulberry32 } from "../lib/stats.ts";
+import { auditInbound, auditSends, auditWebhooks, type GwAudit } from "./audit.ts";
+import { figures } from "./figures.ts";
+import { type AttemptReport, attemptReport } from "./report.ts";
+import { drain, primeChannels, startAttempt, timedLoad } from "./run.ts";
+import { ATTEMPTS, KEEP, MAX_OTHER_PCT, progress, SEED } from "./settings.ts";
 
 const startedAt = performance.now();
 const session = startSession(progress, KEEP);

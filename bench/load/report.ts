@@ -1,15 +1,15 @@
 /**
- * bench/load.ts's report of one attempt: the summary rows against reliability.md §8.1's targets
+ * bench/load/load.ts's report of one attempt: the summary rows against reliability.md §8.1's targets
  * (request rate, p99, send p99, errors, RSS growth, WAL, drain, exactly-once), the human lines (routes,
  * per-second series, CPU) and the `results` object. main() in load.ts picks the quietest attempt.
  */
-import { plainRow, type SummaryRow } from "./lib/report.ts";
-import { dist } from "./lib/stats.ts";
-import type { RouteFigures } from "./load-agents.ts";
-import type { auditInbound, auditSends, auditWebhooks, GwAudit } from "./load-audit.ts";
-import type { Figures } from "./load-figures.ts";
-import type { History } from "./load-history.ts";
-import type { Drained, TimedLoad } from "./load-run.ts";
+import { plainRow, type SummaryRow } from "../lib/report.ts";
+import { dist } from "../lib/stats.ts";
+import type { RouteFigures } from "./agents.ts";
+import type { auditInbound, auditSends, auditWebhooks, GwAudit } from "./audit.ts";
+import type { Figures } from "./figures.ts";
+import type { History } from "./history.ts";
+import type { Drained, TimedLoad } from "./run.ts";
 import {
   AGENTS,
   API_RPS,
@@ -31,8 +31,8 @@ import {
   SEND_RPS,
   TARGET,
   WARMUP_S,
-} from "./load-settings.ts";
-import type { Inbound } from "./load-world.ts";
+} from "./settings.ts";
+import type { Inbound } from "./world.ts";
 
 /** What one attempt observed, from the processes, the timed load and the audit. */
 export interface Outcome {

@@ -1,8 +1,8 @@
 /**
- * One attempt of bench/load.ts up to its audit: the processes (fake Discord here, the chat.db writer,
+ * One attempt of bench/load/load.ts up to its audit: the processes (fake Discord here, the chat.db writer,
  * the seeded history, the sink, gw, the agents), the prime (one message per channel stored and
  * delivered before t0), the timed load (agents, chat.db rows, MESSAGE_CREATEs, and a sampler reading
- * gw's RSS, the WAL and every process's CPU once a second from outside: load-sampler.ts), and the drain.
+ * gw's RSS, the WAL and every process's CPU once a second from outside: sampler.ts), and the drain.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,17 +11,17 @@ import {
   type FakeDiscord,
   type FakeUser,
   startFakeDiscord,
-} from "../src/demo/fake-discord/server.ts";
-import { standInProgram } from "../test/helpers/process.ts";
-import { chatDbPathIn, gwEnvFor } from "./lib/chatdb.ts";
-import { startChild } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import { waitQuiet, withMachineLoad } from "./lib/machine.ts";
-import type { Session } from "./lib/session.ts";
-import { Sink } from "./lib/sink.ts";
-import type { LoadResult, LoadSpec } from "./load-agents.ts";
-import { seedHistory } from "./load-history.ts";
-import { cpuSnapshot, type Sample, sampleEverySecond, walBytes } from "./load-sampler.ts";
+} from "../../src/demo/fake-discord/server.ts";
+import { standInProgram } from "../../test/helpers/process.ts";
+import { chatDbPathIn, gwEnvFor } from "../lib/chatdb.ts";
+import { startChild } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
+import type { Session } from "../lib/session.ts";
+import { Sink } from "../lib/sink.ts";
+import type { LoadResult, LoadSpec } from "./agents.ts";
+import { seedHistory } from "./history.ts";
+import { cpuSnapshot, type Sample, sampleEverySecond, walBytes } from "./sampler.ts";
 import {
   AGENTS,
   agentNames,
@@ -51,8 +51,8 @@ import {
   SEED,
   SEND_RPS,
   TOKEN,
-} from "./load-settings.ts";
-import { buildWorld, type Channel, type Inbound, inboundPlan, type Person } from "./load-world.ts";
+} from "./settings.ts";
+import { buildWorld, type Channel, type Inbound, inboundPlan, type Person } from "./world.ts";
 
 /** The attempt's processes and files. */
 export async function startAttempt(session: Session, fakes: Set<FakeDiscord>, random: () => number) {
@@ -67,7 +67,7 @@ export async function startAttempt(session: Session, fakes: Set<FakeDiscord>, ra
     `${CHANNELS} channels (${IM_CHANNELS} iMessage, ${DC_CHANNELS} Discord), ${AGENTS} agents every ${r1(PERIOD_MS)} ms, ` +
       `${SEND_RPS} sends/s, ${INBOUND_RPS} inbound/s, ${DURATION_S} s; history ${fmt(HISTORY)} messages`,
   );
-  const { child: writer } = await startChild("writer", [join(HERE, "load-writer.ts")], {
+  const { child: writer } = await startChild("writer", [join(HERE, "writer.ts")], {
     PATH,
     BENCH_CHAT_DB: chatDbPath,
     BENCH_CHATS: JSON.stringify(world.chats),
@@ -93,10 +93,10 @@ export async function startAttempt(session: Session, fakes: Set<FakeDiscord>, ra
     BENCH_INBOUND_PREFIX: IN_PREFIX,
     BENCH_SEND_PREFIX: OUT_PREFIX,
   };
-  const gw = await startChild("gw", [join(HERE, "load-gw.ts")], gwEnv, 120_000);
+  const gw = await startChild("gw", [join(HERE, "gw.ts")], gwEnv, 120_000);
   const gwPid = gw.ready.pid as number;
   const port = gw.ready.ready as number;
-  const { child: agents } = await startChild("agents", [join(HERE, "load-agents.ts")], { PATH });
+  const { child: agents } = await startChild("agents", [join(HERE, "agents.ts")], { PATH });
   progress(`gw listening on ${port} (pid ${gwPid}), both connectors ok`);
   return {
     dir,

@@ -1,15 +1,15 @@
 /**
- * What bench/load.ts reads from outside its processes during the load, never asking them: once a second
+ * What bench/load/load.ts reads from outside its processes during the load, never asking them: once a second
  * gw's RSS (/proc/<pid>/status), the WAL's size, the sink's count, gw's CPU and the other processes'
  * share of the CPUs (the machine's busy time minus every process of ours, reaped stand-ins included);
  * and the CPU of each process before and after the load.
  */
 import { statSync } from "node:fs";
-import { now } from "./lib/child-protocol.ts";
-import { machineBusyMs } from "./lib/machine.ts";
-import { procCpuMs, sampleProc } from "./lib/proc.ts";
-import type { Attempt } from "./load-run.ts";
-import { MiB, r1, r2 } from "./load-settings.ts";
+import { now } from "../lib/child-protocol.ts";
+import { machineBusyMs } from "../lib/machine.ts";
+import { procCpuMs, sampleProc } from "../lib/proc.ts";
+import type { Attempt } from "./run.ts";
+import { MiB, r1, r2 } from "./settings.ts";
 
 /** gw.db-wal's size, 0 when it does not exist. */
 export function walBytes(dbPath: string): number {

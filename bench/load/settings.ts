@@ -1,9 +1,9 @@
 /**
- * bench/load.ts's settings (BENCH_ variables, read once at start-up), the sizes derived from them (the
+ * bench/load/load.ts's settings (BENCH_ variables, read once at start-up), the sizes derived from them (the
  * agents' period, the seeded history, gw's per-channel rate limit), the targets of reliability.md §8.1,
  * the text prefixes the audit keys on, and the run's bearer and webhook secret.
  */
-import { intEnv } from "./lib/stats.ts";
+import { intEnv } from "../lib/stats.ts";
 
 export const DURATION_S = intEnv("BENCH_DURATION_S", 60, 5);
 export const AGENTS = intEnv("BENCH_AGENTS", 20, 1);

@@ -1,15 +1,15 @@
 /**
- * bench/load.ts's world, rebuilt for every attempt on its fake Discord: one allowlisted friend and one
+ * bench/load/load.ts's world, rebuilt for every attempt on its fake Discord: one allowlisted friend and one
  * stranger per channel and platform; half the channels iMessage (DMs with a friend or a stranger, and
  * groups of both), half Discord (guild channels); the chat.db chats and the allowlist. Plus where an
  * inbound message may come from and the plan of the timed inbound messages, every other one allowed.
  */
-import type { AllowlistEntry } from "../src/allowlist/parse.ts";
-import type { Source } from "../src/core/envelope.ts";
-import type { ChatSpec } from "../src/demo/chatdb-writer.ts";
-import type { FakeDiscord, FakeUser } from "../src/demo/fake-discord/server.ts";
-import { allowlistToml } from "./lib/world.ts";
-import { CHANNELS, DC_CHANNELS, IM_CHANNELS, IN_PREFIX, PEOPLE } from "./load-settings.ts";
+import type { AllowlistEntry } from "../../src/allowlist/parse.ts";
+import type { Source } from "../../src/core/envelope.ts";
+import type { ChatSpec } from "../../src/demo/chatdb-writer.ts";
+import type { FakeDiscord, FakeUser } from "../../src/demo/fake-discord/server.ts";
+import { allowlistToml } from "../lib/world.ts";
+import { CHANNELS, DC_CHANNELS, IM_CHANNELS, IN_PREFIX, PEOPLE } from "./settings.ts";
 
 export interface Person {
   id: string;

@@ -1,10 +1,10 @@
 /**
- * Child process of bench/load.ts: Messages writing chat.db. It creates the chat.db (lib/chatdb.ts schema)
+ * Child process of bench/load/load.ts: Messages writing chat.db. It creates the chat.db (lib/chatdb.ts schema)
  * with the chats of BENCH_CHATS (JSON: [{guid, style, chatIdentifier, participants}]), keeps its
  * connection open (WAL, `synchronous` left at SQLite's default, one transaction per message, as
  * openChatDbWriter writes) and writes inbound rows when told.
  *
- *   BENCH_CHAT_DB=<path> BENCH_CHATS='[…]' bun run bench/load-writer.ts
+ *   BENCH_CHAT_DB=<path> BENCH_CHATS='[…]' bun run bench/load/writer.ts
  *
  * Prints `{"ready":0,"pid":…}`. Commands besides those of lib/child-protocol.ts:
  * - `{"cmd":"commit","chatGuid","from","text"}` → {rowid}: one message now;
@@ -12,10 +12,10 @@
  *   max}, wallMs}: message k is written at t0 + k × 1000 / rps (this process's clock,
  *   lib/child-protocol.ts `now`), or at once when that instant has passed.
  */
-import type { ChatSpec } from "../src/demo/chatdb-writer.ts";
-import { openBenchChatDb } from "./lib/chatdb.ts";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
-import { dist } from "./lib/stats.ts";
+import type { ChatSpec } from "../../src/demo/chatdb-writer.ts";
+import { openBenchChatDb } from "../lib/chatdb.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
+import { dist } from "../lib/stats.ts";
 
 const path = process.env.BENCH_CHAT_DB;
 if (!path) {

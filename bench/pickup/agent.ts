@@ -1,8 +1,8 @@
 /**
- * Child process of bench/pickup.ts: the agent that polls gw's `GET /messages/unread`, in its own process
+ * Child process of bench/pickup/pickup.ts: the agent that polls gw's `GET /messages/unread`, in its own process
  * so gw, the writer and the agent never share an event loop.
  *
- *   BENCH_GW_PORT=<port> BENCH_TOKEN=<bearer> bun run bench/pickup-agent.ts
+ *   BENCH_GW_PORT=<port> BENCH_TOKEN=<bearer> bun run bench/pickup/agent.ts
  *
  * `{"cmd":"expect","text":…}` (sent right after a commit) adds a message to wait for. While any is
  * outstanding the agent polls `GET /messages/unread?limit=100` (X-Agent-ID bench-agent) every
@@ -13,7 +13,7 @@
  * something is expected keeps the agent from loading gw between samples; a real agent polling all the
  * time would see each message at the same instant.
  */
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 
 const port = Number(process.env.BENCH_GW_PORT);
 const token = process.env.BENCH_TOKEN ?? "";

@@ -1,14 +1,14 @@
 /**
- * Child process of bench/pickup.ts and bench/idle.ts: the Claude Code side of a channel, i.e. an MCP
+ * Child process of bench/pickup/pickup.ts and bench/idle/idle.ts: the Claude Code side of a channel, i.e. an MCP
  * stdio server started as Claude Code starts it and connected with the official MCP SDK `Client` over
  * `StdioClientTransport`, timestamping each `notifications/claude/channel` notification.
  *
- *   claude: BENCH_CHAT_DB=… BENCH_CLAUDE_SERVER=…/server.ts BENCH_CLAUDE_STATE=… bun run bench/pickup-channel.ts claude
+ *   claude: BENCH_CHAT_DB=… BENCH_CLAUDE_SERVER=…/server.ts BENCH_CLAUDE_STATE=… bun run bench/pickup/channel.ts claude
  *     The Claude Code iMessage plugin's server.ts (extracted by lib/claude-plugin.ts; never part of this
  *     repository), run with this Bun. It finds chat.db through IMESSAGE_DB_PATH and its access list
  *     through IMESSAGE_STATE_DIR/access.json (the parent allowlists the friend); it polls chat.db every
  *     1000 ms (`SELECT … WHERE ROWID > watermark`) and pushes each allowed message.
- *   gw: BENCH_GW_PORT=… BENCH_TOKEN=… BENCH_AGENT_ID=… bun run bench/pickup-channel.ts gw
+ *   gw: BENCH_GW_PORT=… BENCH_TOKEN=… BENCH_AGENT_ID=… bun run bench/pickup/channel.ts gw
  *     `gw mcp --channel` from source against the gw serve on that port (it follows the unread long poll).
  *
  * Prints `{"ready":0,"pluginPid":…}` once the MCP handshake is done, then
@@ -18,7 +18,7 @@
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 const env = (names: string[]) => {
@@ -50,7 +50,7 @@ function serverOf(mode: string | undefined): StdioServerParameters {
     const home = process.env.HOME ?? "/tmp";
     return {
       command: process.execPath,
-      args: [join(import.meta.dir, "../src/main.ts"), "mcp", "--channel"],
+      args: [join(import.meta.dir, "../../src/main.ts"), "mcp", "--channel"],
       cwd: home,
       env: {
         PATH,
@@ -62,7 +62,7 @@ function serverOf(mode: string | undefined): StdioServerParameters {
       },
     };
   }
-  process.stderr.write("usage: bun run bench/pickup-channel.ts <claude|gw>\n");
+  process.stderr.write("usage: bun run bench/pickup/channel.ts <claude|gw>\n");
   process.exit(2);
 }
 

@@ -1,11 +1,11 @@
 /**
- * Child process of bench/pickup.ts: gw built as `gw serve` builds it, in its order: loadConfig over the
+ * Child process of bench/pickup/pickup.ts: gw built as `gw serve` builds it, in its order: loadConfig over the
  * GW_ variables of its environment, the pino logger (the day's log file + stderr at GW_LOG_LEVEL), buildConnectors
  * with the real iMessage connector on GW_CHAT_DB_PATH, createService, prepare(), app.listen on
  * 127.0.0.1 port 0, then start(). Webhooks go to GW_WEBHOOK_URL when it is set.
  *
- *   bun run bench/pickup-gw.ts on    # file-change notifications on (what `gw serve` does)
- *   bun run bench/pickup-gw.ts off   # notifications off: the GW_DEVICE_POLL_INTERVAL_MS timer only
+ *   bun run bench/pickup/gw.ts on    # file-change notifications on (what `gw serve` does)
+ *   bun run bench/pickup/gw.ts off   # notifications off: the GW_DEVICE_POLL_INTERVAL_MS timer only
  *
  * The ingest function the connector is started with is wrapped (lib/gw-child.ts traceIngest, no src
  * change) to stamp, in memory, the instant each batch's transaction returned: from then on
@@ -13,16 +13,16 @@
  * `{"ready":<port>}` once listening and started, then answers lib/child-protocol.ts plus
  * `stamps` → {ingested: [[text, t], ...]} and `deliveries` → {rows: [[delivery id, text], ...]}.
  */
-import { buildConnectors } from "../src/connectors/registry.ts";
-import { systemClock } from "../src/core/ports.ts";
-import { bunSpawner } from "../src/core/spawn.ts";
-import { createService } from "../src/service.ts";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
-import { serveSetup, traceIngest } from "./lib/gw-child.ts";
+import { buildConnectors } from "../../src/connectors/registry.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { bunSpawner } from "../../src/core/spawn.ts";
+import { createService } from "../../src/service.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
+import { serveSetup, traceIngest } from "../lib/gw-child.ts";
 
 const mode = process.argv[2];
 if (mode !== "on" && mode !== "off") {
-  process.stderr.write("usage: bun run bench/pickup-gw.ts <on|off>\n");
+  process.stderr.write("usage: bun run bench/pickup/gw.ts <on|off>\n");
   process.exit(2);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Child process of bench/pickup.ts and bench/idle.ts: @photon-ai/imessage-kit 3.0.0's watcher on the
+ * Child process of bench/pickup/pickup.ts and bench/idle/idle.ts: @photon-ai/imessage-kit 3.0.0's watcher on the
  * chat.db at BENCH_CHAT_DB, the way its README starts one:
  * `new IMessageSDK({ databasePath }).startWatching({ onIncomingMessage })`. Its watcher is fs.watch on
  * `chat.db-wal` ("change" → read the rows after the last ROWID, 100 at a time; the directory is watched
@@ -14,7 +14,7 @@
  * Prints `{"ready":0,"pid":…}`, then `{"seen":<text>,"t":<now>,"rowid":n}` for every incoming message
  * at the instant its callback runs, and answers the commands of lib/child-protocol.ts.
  */
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 
 const path = process.env.BENCH_CHAT_DB;
 if (!path) {

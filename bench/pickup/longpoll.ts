@@ -1,12 +1,12 @@
 /**
- * Child process of bench/pickup.ts: an agent that follows gw with the unread long poll, as an agent
+ * Child process of bench/pickup/pickup.ts: an agent that follows gw with the unread long poll, as an agent
  * should (no polling interval): `GET /messages/unread?wait=30&limit=100` in a loop (X-Agent-ID
  * bench-longpoll), marking what it got read. Prints `{"ready":0}`, then `{"seen":<text>,"t":<arrival of
  * the answer>}` per message, and answers the commands of lib/child-protocol.ts.
  *
- *   BENCH_GW_PORT=<port> BENCH_TOKEN=<bearer> bun run bench/pickup-longpoll.ts
+ *   BENCH_GW_PORT=<port> BENCH_TOKEN=<bearer> bun run bench/pickup/longpoll.ts
  */
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 
 const port = Number(process.env.BENCH_GW_PORT);
 const base = `http://127.0.0.1:${port}`;

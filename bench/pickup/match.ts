@@ -1,13 +1,13 @@
 /**
- * How bench/pickup.ts ties a figure's sightings to the commits: per commit (warm-up included, for the
+ * How bench/pickup/pickup.ts ties a figure's sightings to the commits: per commit (warm-up included, for the
  * event boundaries) the sighting's latency, by text, by the first ROWID at or above the commit's, or as
  * the first event between a commit's start and the next one's; then per figure the timed commits seen
  * within BENCH_STUCK_MS (their latency by lib/stats.ts's dist), those later than 50 ms, and the stuck.
  */
-import { now } from "./lib/child-protocol.ts";
-import { type Dist, dist } from "./lib/stats.ts";
-import { STUCK_MS, TARGET } from "./pickup-settings.ts";
-import type { Commit, FigureSpec, Role, Watcher } from "./pickup-watchers.ts";
+import { now } from "../lib/child-protocol.ts";
+import { type Dist, dist } from "../lib/stats.ts";
+import { STUCK_MS, TARGET } from "./settings.ts";
+import type { Commit, FigureSpec, Role, Watcher } from "./watchers.ts";
 
 export interface FigureResult {
   label: string;

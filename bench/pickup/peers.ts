@@ -1,12 +1,12 @@
 /**
- * bench/pickup.ts's peers and floors, each watching the same chat.db in its own process:
- * @photon-ai/imessage-kit 3.0.0's watcher (pickup-kit.ts), the Claude Code iMessage plugin driven by the
- * MCP SDK client (pickup-channel.ts claude), a bare fs.watch on chat.db's directory and a bare
- * `data_version` + MAX(ROWID) poll loop (pickup-raw.ts).
+ * bench/pickup/pickup.ts's peers and floors, each watching the same chat.db in its own process:
+ * @photon-ai/imessage-kit 3.0.0's watcher (kit.ts), the Claude Code iMessage plugin driven by the
+ * MCP SDK client (channel.ts claude), a bare fs.watch on chat.db's directory and a bare
+ * `data_version` + MAX(ROWID) poll loop (raw.ts).
  */
 import { join } from "node:path";
-import type { ClaudePlugin } from "./lib/claude-plugin.ts";
-import { HERE, PATH, POLL_MS } from "./pickup-settings.ts";
+import type { ClaudePlugin } from "../lib/claude-plugin.ts";
+import { HERE, PATH, POLL_MS } from "./settings.ts";
 import {
   offsets,
   rowidSeen,
@@ -15,10 +15,10 @@ import {
   startWatcher,
   textSeen,
   type Watcher,
-} from "./pickup-watchers.ts";
+} from "./watchers.ts";
 
 export async function kitWatcher(scene: Scene): Promise<Watcher> {
-  const child = await startWatcher("imessage-kit", [join(HERE, "pickup-kit.ts")], {
+  const child = await startWatcher("imessage-kit", [join(HERE, "kit.ts")], {
     PATH,
     HOME: scene.dir,
     BENCH_CHAT_DB: scene.chatDbPath,
@@ -41,7 +41,7 @@ export async function kitWatcher(scene: Scene): Promise<Watcher> {
 }
 
 export async function claudeWatcher(scene: Scene, plugin: ClaudePlugin): Promise<Watcher> {
-  const child = await startWatcher("claude-plugin", [join(HERE, "pickup-channel.ts"), "claude"], {
+  const child = await startWatcher("claude-plugin", [join(HERE, "channel.ts"), "claude"], {
     PATH,
     HOME: scene.dir,
     BENCH_CHAT_DB: scene.chatDbPath,
@@ -66,13 +66,9 @@ export async function claudeWatcher(scene: Scene, plugin: ClaudePlugin): Promise
 }
 
 export async function floorWatch(scene: Scene): Promise<Watcher> {
-  const child = await startWatcher(
-    "floor(fs.watch)",
-    [join(HERE, "pickup-raw.ts"), "watch", scene.chatDbPath],
-    {
-      PATH,
-    },
-  );
+  const child = await startWatcher("floor(fs.watch)", [join(HERE, "raw.ts"), "watch", scene.chatDbPath], {
+    PATH,
+  });
   return {
     name: "floor: fs.watch",
     figures: [
@@ -103,7 +99,7 @@ export async function floorWatch(scene: Scene): Promise<Watcher> {
 export async function floorPoll(scene: Scene): Promise<Watcher> {
   const child = await startWatcher(
     "floor(poll)",
-    [join(HERE, "pickup-raw.ts"), "poll", scene.chatDbPath, String(POLL_MS)],
+    [join(HERE, "raw.ts"), "poll", scene.chatDbPath, String(POLL_MS)],
     { PATH },
   );
   return {

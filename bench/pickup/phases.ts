@@ -1,20 +1,20 @@
 /**
- * bench/pickup.ts's phases. This script plays Messages: it writes one row per transaction into the
+ * bench/pickup/pickup.ts's phases. This script plays Messages: it writes one row per transaction into the
  * shared chat.db and stamps the commit (from before writer.message() to its return). "notify": per
  * writer `synchronous` mode, WARMUP untimed then SAMPLES timed commits at seeded random gaps, whatever
  * the watchers do; "poll": gw with notifications off, each commit once the previous one was listed.
  * After the last commit, wait until every watcher saw it or it is stuck.
  */
-import type { ChatDbWriter } from "../src/demo/chatdb-writer.ts";
-import { FRIEND, FRIEND_CHAT, type SyncMode, setSynchronous } from "./lib/chatdb.ts";
-import { now } from "./lib/child-protocol.ts";
-import { type ClaudePlugin, prepareClaudePlugin } from "./lib/claude-plugin.ts";
-import { type MachineLoad, withMachineLoad } from "./lib/machine.ts";
-import type { Session } from "./lib/session.ts";
-import { Sink } from "./lib/sink.ts";
-import { type Dist, dist } from "./lib/stats.ts";
-import { collect, type FigureResult, settle } from "./pickup-match.ts";
-import { claudeWatcher, floorPoll, floorWatch, kitWatcher } from "./pickup-peers.ts";
+import type { ChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { FRIEND, FRIEND_CHAT, type SyncMode, setSynchronous } from "../lib/chatdb.ts";
+import { now } from "../lib/child-protocol.ts";
+import { type ClaudePlugin, prepareClaudePlugin } from "../lib/claude-plugin.ts";
+import { type MachineLoad, withMachineLoad } from "../lib/machine.ts";
+import type { Session } from "../lib/session.ts";
+import { Sink } from "../lib/sink.ts";
+import { type Dist, dist } from "../lib/stats.ts";
+import { collect, type FigureResult, settle } from "./match.ts";
+import { claudeWatcher, floorPoll, floorWatch, kitWatcher } from "./peers.ts";
 import {
   GAP_MAX_MS,
   GAP_MIN_MS,
@@ -29,7 +29,7 @@ import {
   SECRET,
   STUCK_MS,
   WARMUP,
-} from "./pickup-settings.ts";
+} from "./settings.ts";
 import {
   type Commit,
   GW_OBSERVERS,
@@ -38,7 +38,7 @@ import {
   startGw,
   unreadPoller,
   type Watcher,
-} from "./pickup-watchers.ts";
+} from "./watchers.ts";
 
 /** The run's scene with the chat.db writer (this script plays Messages) and what the phases note. */
 export interface Stage extends Scene {

@@ -1,9 +1,9 @@
 /**
- * Child process of bench/pickup.ts: the floors, reading the same chat.db without gw (from the retired
+ * Child process of bench/pickup/pickup.ts: the floors, reading the same chat.db without gw (from the retired
  * bench/device-raw.ts).
  *
- *   bun run bench/pickup-raw.ts watch <chat.db>
- *   bun run bench/pickup-raw.ts poll  <chat.db> <interval ms>
+ *   bun run bench/pickup/raw.ts watch <chat.db>
+ *   bun run bench/pickup/raw.ts poll  <chat.db> <interval ms>
  *
  * watch: fs.watch on chat.db's directory (chat.db, -wal, -shm: the connector's filter), no debounce.
  *        Every event is reported as `{"event":<now>}` (the wake-up floor). On an event it runs
@@ -17,11 +17,11 @@
 import { Database } from "bun:sqlite";
 import { watch } from "node:fs";
 import { basename, dirname } from "node:path";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 
 const [mode, path, arg] = process.argv.slice(2);
 if ((mode !== "poll" && mode !== "watch") || !path) {
-  process.stderr.write("usage: bun run bench/pickup-raw.ts <watch|poll> <chat.db> [interval ms]\n");
+  process.stderr.write("usage: bun run bench/pickup/raw.ts <watch|poll> <chat.db> [interval ms]\n");
   process.exit(2);
 }
 

@@ -1,12 +1,12 @@
 /**
- * bench/pickup.ts's report: a table per phase and mode (seen, p50/p90/p99/max, over 50 ms, stuck), the
+ * bench/pickup/pickup.ts's report: a table per phase and mode (seen, p50/p90/p99/max, over 50 ms, stuck), the
  * late and stuck rows, the summary rows (gw's unread, webhook, long poll and channel figures against the
  * targets with imessage-kit's or the Claude plugin's figure as baseline; the peers and floors; the poll
  * phase against its interval) and the JSON line through lib/report.ts.
  */
-import { report, type SummaryRow } from "./lib/report.ts";
-import type { FigureResult } from "./pickup-match.ts";
-import type { ModeResult, PollResult } from "./pickup-phases.ts";
+import { report, type SummaryRow } from "../lib/report.ts";
+import type { FigureResult } from "./match.ts";
+import type { ModeResult, PollResult } from "./phases.ts";
 import {
   GAP_MAX_MS,
   GAP_MIN_MS,
@@ -23,7 +23,7 @@ import {
   TARGET,
   TARGET_TEXT,
   WARMUP,
-} from "./pickup-settings.ts";
+} from "./settings.ts";
 
 const f1 = (x: number) => (Number.isFinite(x) ? (Math.round(x * 10) / 10).toString() : "n/a");
 const pp = (r: FigureResult | undefined) =>

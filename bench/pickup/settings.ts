@@ -1,10 +1,10 @@
 /**
- * bench/pickup.ts's settings (BENCH_ variables, read once at start-up: sample counts, gaps, the writer's
+ * bench/pickup/pickup.ts's settings (BENCH_ variables, read once at start-up: sample counts, gaps, the writer's
  * `synchronous` modes, the phases), its targets, the run's bearer and webhook secret, and the seeded
  * stream the gaps between commits are drawn from.
  */
-import type { SyncMode } from "./lib/chatdb.ts";
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import type { SyncMode } from "../lib/chatdb.ts";
+import { intEnv, mulberry32 } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
 export const WARMUP = intEnv("BENCH_WARMUP", 10, 0);

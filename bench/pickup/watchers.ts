@@ -1,15 +1,15 @@
 /**
- * bench/pickup.ts's watchers: each one a process (lib/child.ts) yielding one or more figures, each
+ * bench/pickup/pickup.ts's watchers: each one a process (lib/child.ts) yielding one or more figures, each
  * figure a list of sightings [key, instant on our clock] tied to commits by text, by ROWID or as the
- * first event after a commit began. Here gw (pickup-gw.ts, its ingest commit stamped inside it and the
+ * first event after a commit began. Here gw (gw.ts, its ingest commit stamped inside it and the
  * signed webhook's arrival at the sink) and gw's observers, started once gw listens: the agent polling
- * unread, the agent following the long poll, `gw mcp --channel`. The peers and floors: pickup-peers.ts.
+ * unread, the agent following the long poll, `gw mcp --channel`. The peers and floors: peers.ts.
  */
 import { join } from "node:path";
-import { gwEnvFor } from "./lib/chatdb.ts";
-import { type Child, startChild } from "./lib/child.ts";
-import type { Sink } from "./lib/sink.ts";
-import { HERE, PATH, POLL_MS, SECRET, STEP_MS, STUCK_MS, TOKEN } from "./pickup-settings.ts";
+import { gwEnvFor } from "../lib/chatdb.ts";
+import { type Child, startChild } from "../lib/child.ts";
+import type { Sink } from "../lib/sink.ts";
+import { HERE, PATH, POLL_MS, SECRET, STEP_MS, STUCK_MS, TOKEN } from "./settings.ts";
 
 /** Where every watcher of the run looks: HOME, with chat.db where Messages keeps it. */
 export interface Scene {
@@ -81,7 +81,7 @@ export async function startGw(scene: Scene, mode: "on" | "off", sink: Sink | nul
     GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS),
     ...(sink ? { GW_WEBHOOK_URL: sink.url, GW_WEBHOOK_SECRET: SECRET } : {}),
   };
-  const { child, ready } = await startChild(`gw(${mode})`, [join(HERE, "pickup-gw.ts"), mode], env);
+  const { child, ready } = await startChild(`gw(${mode})`, [join(HERE, "gw.ts"), mode], env);
   return { child, port: ready.ready as number };
 }
 
@@ -135,7 +135,7 @@ export function gwWatcher(gw: Gw, sink: Sink | null): Watcher {
 
 /** The agent polling GET /messages/unread every BENCH_STEP_MS while a message is expected, marking read. */
 export async function unreadPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
-  const child = await startWatcher("agent(poll unread)", [join(HERE, "pickup-agent.ts")], {
+  const child = await startWatcher("agent(poll unread)", [join(HERE, "agent.ts")], {
     PATH,
     BENCH_GW_PORT: String(gw.port),
     BENCH_TOKEN: TOKEN,
@@ -170,7 +170,7 @@ export async function unreadPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
 
 /** An agent following gw with the unread long poll (`wait=30`), in its own process. */
 export async function longPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
-  const child = await startWatcher("agent(long poll)", [join(HERE, "pickup-longpoll.ts")], {
+  const child = await startWatcher("agent(long poll)", [join(HERE, "longpoll.ts")], {
     PATH,
     BENCH_GW_PORT: String(gw.port),
     BENCH_TOKEN: TOKEN,
@@ -189,7 +189,7 @@ export async function longPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
 
 /** `gw mcp --channel` started as Claude Code starts it, with the MCP SDK client timestamping its pushes. */
 export async function gwChannel(scene: Scene, gw: Gw): Promise<Watcher> {
-  const child = await startWatcher("gw mcp --channel", [join(HERE, "pickup-channel.ts"), "gw"], {
+  const child = await startWatcher("gw mcp --channel", [join(HERE, "channel.ts"), "gw"], {
     PATH,
     HOME: scene.dir,
     BENCH_GW_PORT: String(gw.port),

@@ -2,7 +2,7 @@
  * Benchmark: `gw receiver` from webhook arrival to agent start, next to a raw `Bun.spawn` of the same
  * agent in the same run.
  *
- *   bun run bench/receiver.ts
+ *   bun run bench/receiver/receiver.ts
  *
  * gw receiver runs from source in its own process (as `bun src/main.ts receiver`), with a minimal
  * agent: a shell script that appends `date +%s%N` (wall clock, ns) to a file and exits. Per sample this
@@ -15,12 +15,12 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { signedHeaders } from "../src/webhooks/sign.ts";
-import { envelopeOf } from "../test/helpers/envelope.ts";
-import { freePort, spawnGw, waitForHealth } from "../test/helpers/process.ts";
-import { now } from "./lib/child-protocol.ts";
-import { report } from "./lib/report.ts";
-import { dist, intEnv } from "./lib/stats.ts";
+import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { envelopeOf } from "../../test/helpers/envelope.ts";
+import { freePort, spawnGw, waitForHealth } from "../../test/helpers/process.ts";
+import { now } from "../lib/child-protocol.ts";
+import { report } from "../lib/report.ts";
+import { dist, intEnv } from "../lib/stats.ts";
 
 const startedAt = performance.now();
 const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);

@@ -8,11 +8,11 @@
  * Rounds alternate ABBA; each side's figure is the median of its rounds' messages per second.
  */
 import { join } from "node:path";
-import { createIdFactory } from "../src/core/ids.ts";
-import type { NormalizedChange } from "../src/ingest/changes.ts";
-import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
-import type { Store } from "../src/store/store.ts";
-import { silentLogger } from "./lib/world.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import type { NormalizedChange } from "../../src/ingest/changes.ts";
+import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { Store } from "../../src/store/store.ts";
+import { silentLogger } from "../lib/world.ts";
 import {
   INGEST_BATCH,
   INGEST_LIVE,
@@ -21,8 +21,8 @@ import {
   progress,
   ROWS,
   START_MS,
-} from "./search-settings.ts";
-import { generate, type World, wordOf } from "./search-world.ts";
+} from "./settings.ts";
+import { generate, type World, wordOf } from "./world.ts";
 
 export type Batch = {
   source: NormalizedMessage["source"];

@@ -1,5 +1,5 @@
 /**
- * Where ingest's time goes with the read models: a diagnostic for bench/search.ts's ingest ratio, not a
+ * Where ingest's time goes with the read models: a diagnostic for bench/search/search.ts's ingest ratio, not a
  * benchmark of its own (no verdicts, no report file). search.ts's world and batches (500-message
  * catch-up batches split by source, 2 % of the batch before edited or deleted, webhooks on) go into four
  * copies of the same migrated store:
@@ -15,9 +15,9 @@
  * truncated after every batch): the WAL frames (pages) each batch writes, by table or index (dbstat
  * afterwards), and the distinct channels per batch. Prints one JSON object on stdout.
  *
- *   bun run bench/search-profile.ts        (about 1 minute on 2 cores)
+ *   bun run bench/search/profile.ts        (about 1 minute on 2 cores)
  *
- * Environment: search-settings.ts's (BENCH_ROWS, BENCH_CHANNELS, BENCH_SEED, …), BENCH_PROFILE_ROUNDS (4
+ * Environment: settings.ts's (BENCH_ROWS, BENCH_CHANNELS, BENCH_SEED, …), BENCH_PROFILE_ROUNDS (4
  * rounds of BENCH_INGEST_ROUND messages), BENCH_PROFILE_COUNT (5000 messages in the counting pass);
  * what-ifs for every arm: BENCH_CACHE_MIB (page cache), BENCH_PROFILE_AUTOCHECKPOINT (wal_autocheckpoint),
  * BENCH_PROFILE_DROP (indexes dropped, comma-separated).
@@ -26,17 +26,17 @@
 import type { Database } from "bun:sqlite";
 import { copyFileSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createChannelListStore } from "../src/store/channel-list.ts";
-import { withReadModels } from "../src/store/message-writes.ts";
-import { createMessageStore, type MessageStore } from "../src/store/messages.ts";
-import { createSearchIndex, type SearchIndex } from "../src/store/search-index.ts";
-import { openStore, type Store } from "../src/store/store.ts";
-import { startSession } from "./lib/session.ts";
-import { intEnv, median } from "./lib/stats.ts";
-import { type Batch, ingestOf, roundBatches } from "./search-ingest.ts";
-import { seedBase } from "./search-seed.ts";
-import { CACHE_MIB, INGEST_BATCH, INGEST_ROUND, KEEP, progress, ROWS } from "./search-settings.ts";
-import { buildWorld, type World } from "./search-world.ts";
+import { createChannelListStore } from "../../src/store/channel-list.ts";
+import { withReadModels } from "../../src/store/message-writes.ts";
+import { createMessageStore, type MessageStore } from "../../src/store/messages.ts";
+import { createSearchIndex, type SearchIndex } from "../../src/store/search-index.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { startSession } from "../lib/session.ts";
+import { intEnv, median } from "../lib/stats.ts";
+import { type Batch, ingestOf, roundBatches } from "./ingest.ts";
+import { seedBase } from "./seed.ts";
+import { CACHE_MIB, INGEST_BATCH, INGEST_ROUND, KEEP, progress, ROWS } from "./settings.ts";
+import { buildWorld, type World } from "./world.ts";
 
 const ROUNDS = intEnv("BENCH_PROFILE_ROUNDS", 4, 1);
 const COUNT = intEnv("BENCH_PROFILE_COUNT", 5_000, 500);

@@ -1,15 +1,15 @@
 /**
- * The queries bench/search.ts times: cases by word frequency (rare: rank ≥ 5,000, found in ~40–250
+ * The queries bench/search/search.ts times: cases by word frequency (rare: rank ≥ 5,000, found in ~40–250
  * messages; mid: ranks 300–3,000, ~400–4,000; common: the top 30, ~40,000–660,000; a message's words),
  * each over all channels and within the message's own channel, words taken from sampled stored messages
  * so every query has matches. Timed over HTTP against gw (sequential, keep-alive, the cases interleaved)
  * and in process with store.search.search, the same queries.
  */
-import type { Store } from "../src/store/store.ts";
-import { TOKEN } from "./api-settings.ts";
-import type { Sample } from "./search-seed.ts";
-import { LIMIT, QUERIES, randInt, rng, WARMUP } from "./search-settings.ts";
-import { wordOf } from "./search-world.ts";
+import type { Store } from "../../src/store/store.ts";
+import { TOKEN } from "../api/settings.ts";
+import type { Sample } from "./seed.ts";
+import { LIMIT, QUERIES, randInt, rng, WARMUP } from "./settings.ts";
+import { wordOf } from "./world.ts";
 
 export interface Spec {
   q: string;

@@ -1,15 +1,15 @@
 /**
- * bench/search.ts's report: the run's lines (stores, migration, index size, ingest rounds), the table of
+ * bench/search/search.ts's report: the run's lines (stores, migration, index size, ingest rounds), the table of
  * query cases (HTTP and in-process p50/p99, rows found), the summary rows with their targets (search p99
  * over HTTP ≤ P99_BUDGET_MS for the whole mix and per case; ingest with the search index and the
  * channel list ≥ INGEST_RATIO_MIN × without either, the previous release's ingest) and the JSON line,
  * through lib/report.ts.
  */
-import { plainRow, ratio, report, type SummaryRow, textTable } from "./lib/report.ts";
-import { dist, median } from "./lib/stats.ts";
-import type { Rates } from "./search-ingest.ts";
-import type { CaseResult } from "./search-queries.ts";
-import { INGEST_RATIO_MIN, P99_BUDGET_MS } from "./search-settings.ts";
+import { plainRow, ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
+import { dist, median } from "../lib/stats.ts";
+import type { Rates } from "./ingest.ts";
+import type { CaseResult } from "./queries.ts";
+import { INGEST_RATIO_MIN, P99_BUDGET_MS } from "./settings.ts";
 
 export interface SearchRun {
   startedAt: number;

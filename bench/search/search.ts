@@ -3,18 +3,18 @@
  * read models kept in step with it (the search index and the channel list) against the previous
  * release's ingest, which kept neither.
  *
- *   bun run bench search            (or bun run bench/search.ts)
+ *   bun run bench search            (or bun run bench/search/search.ts)
  *
  * 1. Seeds ROWS messages (Zipf-distributed words, 15 % quarantined, 5 % outbound, 1 % of the allowed
- *    ones deleted) into a database at the schema before search (search-seed.ts, search-world.ts).
+ *    ones deleted) into a database at the schema before search (seed.ts, world.ts).
  * 2. Copies it and opens the copy with openStore: the search migration indexes it (timed, progress lines
  *    as gw serve logs them). A second copy of the migrated file gets the bare message store
  *    (createMessageStore: no search index and no channel list writes, the previous release's ingest).
  * 3. Ingest with the search index and the channel list vs without either, alternating rounds on the two
- *    copies (search-ingest.ts); the issue's budget: ≥ 0.90× in catch-up batches of 500.
- * 4. Serves the migrated store with gw as `gw serve` builds it (bench/api-server.ts gateway) and times
- *    the query cases over HTTP, then the same queries in process (search-queries.ts). Report:
- *    search-report.ts. Method and figures: bench/README.md.
+ *    copies (ingest.ts); the issue's budget: ≥ 0.90× in catch-up batches of 500.
+ * 4. Serves the migrated store with gw as `gw serve` builds it (bench/api/server.ts gateway) and times
+ *    the query cases over HTTP, then the same queries in process (queries.ts). Report:
+ *    report.ts. Method and figures: bench/README.md.
  *
  * Environment: BENCH_ROWS (1000000), BENCH_CHANNELS (10000), BENCH_VOCABULARY (30000), BENCH_ZIPF_S100
  * (100), BENCH_QUERIES (300 per case), BENCH_WARMUP (50), BENCH_INGEST_ROUND (10000),
@@ -24,20 +24,20 @@
  */
 import { copyFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { systemClock } from "../src/core/ports.ts";
-import { createMessageStore } from "../src/store/messages.ts";
-import { progressLogger } from "../src/store/migration-progress.ts";
-import { openStore, type Store } from "../src/store/store.ts";
-import { startServer, stopServer } from "./api-servers.ts";
-import { waitQuiet, withMachineLoad } from "./lib/machine.ts";
-import { type Session, startSession } from "./lib/session.ts";
-import { allowlistToml, silentLogger, storeAllowEntries } from "./lib/world.ts";
-import { ingestPhase } from "./search-ingest.ts";
-import { buildCases, timeHttp, timeStore } from "./search-queries.ts";
-import { reportSearch } from "./search-report.ts";
-import { seedBase } from "./search-seed.ts";
-import { CACHE_MIB, CHANNELS, elapsed, FTS_AUTOMERGE, KEEP, progress, ROWS } from "./search-settings.ts";
-import { buildWorld } from "./search-world.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { createMessageStore } from "../../src/store/messages.ts";
+import { progressLogger } from "../../src/store/migration-progress.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { startServer, stopServer } from "../api/servers.ts";
+import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
+import { type Session, startSession } from "../lib/session.ts";
+import { allowlistToml, silentLogger, storeAllowEntries } from "../lib/world.ts";
+import { ingestPhase } from "./ingest.ts";
+import { buildCases, timeHttp, timeStore } from "./queries.ts";
+import { reportSearch } from "./report.ts";
+import { seedBase } from "./seed.ts";
+import { CACHE_MIB, CHANNELS, elapsed, FTS_AUTOMERGE, KEEP, progress, ROWS } from "./settings.ts";
+import { buildWorld } from "./world.ts";
 
 const MiB = (bytes: number) => bytes / 2 ** 20;
 

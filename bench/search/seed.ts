@@ -1,5 +1,5 @@
 /**
- * The stores bench/search.ts measures. `seedBase` writes ROWS messages over CHANNELS channels into a
+ * The stores bench/search/search.ts measures. `seedBase` writes ROWS messages over CHANNELS channels into a
  * database at the schema before search (so the migration can be timed on it), shaped as ingest shapes
  * rows (status, person and name from allowlist.lookup), DELETED_SHARE of the allowed ones then turned
  * into tombstones; it keeps a sample of visible messages (channel, word ranks) to build queries from.
@@ -7,14 +7,14 @@
  * an upgraded install (the bare message store used here does not keep it), so both ingest stores start
  * with the channel list gw would have.
  */
-import { createIdFactory } from "../src/core/ids.ts";
-import { createChannelStore } from "../src/store/channels.ts";
-import { createMessageStore, type MessageRow } from "../src/store/messages.ts";
-import { SEARCH_MIGRATION } from "../src/store/migration-search.ts";
-import { MIGRATIONS } from "../src/store/migrations.ts";
-import { migrate, openDatabase } from "../src/store/open.ts";
-import { CHANNELS, DELETED_SHARE, INSERT_CHUNK, ROWS, rng, START_MS } from "./search-settings.ts";
-import { type Generated, generate, type World } from "./search-world.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import { createChannelStore } from "../../src/store/channels.ts";
+import { createMessageStore, type MessageRow } from "../../src/store/messages.ts";
+import { SEARCH_MIGRATION } from "../../src/store/migration-search.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { migrate, openDatabase } from "../../src/store/open.ts";
+import { CHANNELS, DELETED_SHARE, INSERT_CHUNK, ROWS, rng, START_MS } from "./settings.ts";
+import { type Generated, generate, type World } from "./world.ts";
 
 /** A visible stored message queries are built from. */
 export interface Sample {

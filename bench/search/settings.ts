@@ -1,9 +1,9 @@
 /**
- * bench/search.ts's settings (BENCH_ variables, read once at start-up), its fixed sizes and its one seeded
+ * bench/search/search.ts's settings (BENCH_ variables, read once at start-up), its fixed sizes and its one seeded
  * random stream: the world, the seeding, the ingest rounds and the query picks draw from it in that order,
  * so a run with the same settings stores and asks the same things.
  */
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import { intEnv, mulberry32 } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 1_000_000, 10_000);
 export const CHANNELS = intEnv("BENCH_CHANNELS", 10_000, 10);

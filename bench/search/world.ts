@@ -1,11 +1,11 @@
 /**
- * bench/search.ts's world: a vocabulary of VOCABULARY made-up words drawn Zipf-like (rank r with weight
+ * bench/search/search.ts's world: a vocabulary of VOCABULARY made-up words drawn Zipf-like (rank r with weight
  * 1/(r+1)^s, so a few words are in most messages and most words in few), CHANNELS channels with
  * Zipf-like traffic (s = 0.8), allowlisted people and strangers per platform, and message i of the run.
  * Deterministic for BENCH_SEED: everything draws from the settings' one stream, in message order.
  */
-import type { Direction } from "../src/core/envelope.ts";
-import { type Channel, type Person, storeCast, storeChannels } from "./lib/world.ts";
+import type { Direction } from "../../src/core/envelope.ts";
+import { type Channel, type Person, storeCast, storeChannels } from "../lib/world.ts";
 import {
   CHANNELS,
   IMESSAGE_SHARE,
@@ -18,7 +18,7 @@ import {
   STRANGER_SHARE,
   VOCABULARY,
   ZIPF_S,
-} from "./search-settings.ts";
+} from "./settings.ts";
 
 const SYLLABLES = "ka lo mi ne ru sa ti vo ze bu da fe gi ho ja pu ro se ta wi ya no me li".split(" ");
 

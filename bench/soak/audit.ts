@@ -1,11 +1,11 @@
 /**
- * The exactly-once audit of bench/soak.ts, read from gw.db once gw serve has stopped, with the webhook
+ * The exactly-once audit of bench/soak/soak.ts, read from gw.db once gw serve has stopped, with the webhook
  * sink's records: every message of the soak stored once with the allowlist status its sender has (the
- * text's audit key, soak-world.ts), one delivery row per allowlisted message and none for the others,
+ * text's audit key, world.ts), one delivery row per allowlisted message and none for the others,
  * each delivered and its id received by the sink, and every Discord file stored.
  */
 import { Database } from "bun:sqlite";
-import { parseKey } from "./soak-world.ts";
+import { parseKey } from "./world.ts";
 
 export interface SoakAudit {
   stored: { once: number; missing: number; duplicated: number; wrongStatus: number; unexpected: number };

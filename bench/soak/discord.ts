@@ -1,9 +1,9 @@
 /**
- * Child process of bench/soak.ts: the fake Discord (src/demo/fake-discord) in a process of its own, so
+ * Child process of bench/soak/soak.ts: the fake Discord (src/demo/fake-discord) in a process of its own, so
  * that the history it keeps for every message (it serves REST history and resumes from it) counts in
  * neither gw's RSS nor the benchmark's. It builds the world, then posts messages when told.
  *
- *   BENCH_SEED=1 BENCH_CHANNELS=2000 bun run bench/soak-discord.ts
+ *   BENCH_SEED=1 BENCH_CHANNELS=2000 bun run bench/soak/discord.ts
  *
  * World: BENCH_USERS users (BENCH_ALLOWED_USERS of them to be allowlisted, about one in three with a
  * server nickname), 10 guilds holding the text channels and one DM channel per 20 channels (every
@@ -17,10 +17,10 @@
  * MESSAGE_CREATEs, message j at start + j × 1000 / rps, and answers {posted, allowed, attachments,
  * lateMs: {p50, p99, max}}.
  */
-import { type FakeUser, startFakeDiscord } from "../src/demo/fake-discord/server.ts";
-import { emit, now, serveCommands } from "./lib/child-protocol.ts";
-import { dist, intEnv, mulberry32 } from "./lib/stats.ts";
-import { textFor, zipfPicker } from "./soak-world.ts";
+import { type FakeUser, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { emit, now, serveCommands } from "../lib/child-protocol.ts";
+import { dist, intEnv, mulberry32 } from "../lib/stats.ts";
+import { textFor, zipfPicker } from "./world.ts";
 
 const SEED = intEnv("BENCH_SEED", 1, 0);
 const CHANNELS = intEnv("BENCH_CHANNELS", 2000, 2);

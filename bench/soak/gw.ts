@@ -1,10 +1,10 @@
 /**
- * Child process of bench/soak.ts with BENCH_SOAK_PROBE=1: gw built as `gw serve` builds it (as
- * load-gw.ts: loadConfig over its GW_ variables, the pino logger, both real connectors, createService,
+ * Child process of bench/soak/soak.ts with BENCH_SOAK_PROBE=1: gw built as `gw serve` builds it (as
+ * load/gw.ts: loadConfig over its GW_ variables, the pino logger, both real connectors, createService,
  * prepare(), listen on GW_BIND_HOST:GW_BIND_PORT, start()), plus a look inside, which the real command
  * does not offer. Nothing here runs between the parent's questions.
  *
- *   bun run bench/soak-gw.ts
+ *   bun run bench/soak/gw.ts
  *
  * Prints `{"ready":<port>,"pid":…}` once both connectors are `ok`. Commands besides those of
  * lib/child-protocol.ts: `{"cmd":"heap","gc":bool}` → the process's memory (RSS, mimalloc's committed
@@ -17,9 +17,9 @@
 
 import { heapStats, memoryUsage } from "bun:jsc";
 import { writeFileSync } from "node:fs";
-import { cacheSizesOf } from "../src/connectors/community-chat/discord-link.ts";
-import { emit, serveCommands } from "./lib/child-protocol.ts";
-import { bothConnectorsOk, serveLikeGw, serveSetup } from "./lib/gw-child.ts";
+import { cacheSizesOf } from "../../src/connectors/community-chat/discord-link.ts";
+import { emit, serveCommands } from "../lib/child-protocol.ts";
+import { bothConnectorsOk, serveLikeGw, serveSetup } from "../lib/gw-child.ts";
 
 // Take the discord.js Client when the connector logs it in (discord.js loads eagerly here).
 const { Client } = await import("discord.js");

@@ -1,10 +1,10 @@
 /**
- * What bench/soak.ts reports: the verdict rows (the RSS target, the series, the rates, whether gw kept
+ * What bench/soak/soak.ts reports: the verdict rows (the RSS target, the series, the rates, whether gw kept
  * up, the exactly-once audit) and the human lines before them. Pure.
  */
-import { plainRow, type SummaryRow } from "./lib/report.ts";
-import type { Dist } from "./lib/stats.ts";
-import type { SoakAudit } from "./soak-audit.ts";
+import { plainRow, type SummaryRow } from "../lib/report.ts";
+import type { Dist } from "../lib/stats.ts";
+import type { SoakAudit } from "./audit.ts";
 
 export const TARGET_RATIO = 1.2;
 
@@ -23,7 +23,7 @@ export interface Checkpoint {
   walMiB: number;
   attachments: number;
   fakeRssMiB: number;
-  /** BENCH_SOAK_PROBE=1 only: soak-gw.ts's `heap` before and after a full collection. */
+  /** BENCH_SOAK_PROBE=1 only: gw.ts's `heap` before and after a full collection. */
   probe?: { before: ProbeHeap; after: ProbeHeap };
 }
 
@@ -76,7 +76,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
   const total = 2 * r.perSource;
   const { audit, sink } = r;
   const row = plainRow;
-  const gw = r.probe ? "gw (bench/soak-gw.ts, BENCH_SOAK_PROBE=1)" : "gw serve";
+  const gw = r.probe ? "gw (bench/soak/gw.ts, BENCH_SOAK_PROBE=1)" : "gw serve";
   const summary: SummaryRow[] = [
     {
       figure: `${gw} RSS after all ${fmt(total)} messages vs after the first ${fmt(first.stored)} (median of 3 readings right after catch-up)`,
@@ -177,7 +177,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
   ];
   if (r.probe) {
     lines.push(
-      "inside gw (soak-gw.ts), before → after Bun.gc(true): RSS, mimalloc committed, JS heap live / capacity / outside, cells; discord.js caches",
+      "inside gw (gw.ts), before → after Bun.gc(true): RSS, mimalloc committed, JS heap live / capacity / outside, cells; discord.js caches",
       ...r.checkpoints.map((c) => {
         const b = c.probe?.before;
         const a = c.probe?.after;

@@ -3,13 +3,13 @@
  * process of its own, so /proc/<pid>/status VmRSS is gw's alone) takes 500,000 Discord messages over
  * 2,000 channels and 500,000 chat.db rows with webhooks on, and its RSS is followed all the way.
  *
- *   bun run bench soak                    (or: bun run bench/soak.ts)
+ *   bun run bench soak                    (or: bun run bench/soak/soak.ts)
  *   SOAK_SCALE=0.1 bun run bench soak     (50,000 + 50,000, for a quick run)
  *
- * Processes: gw serve (`bun src/main.ts serve`); the fake Discord (soak-discord.ts: 400 users, 40 of
+ * Processes: gw serve (`bun src/main.ts serve`); the fake Discord (discord/discord.ts: 400 users, 40 of
  * them allowlisted, 10 guilds and DMs, 1 % of messages with a small file on its CDN); Messages writing
- * chat.db (load-writer.ts: one transaction per row; 300 people, 250 DMs and 50 group chats, from
- * soak-world.ts); the webhook sink (lib/sink.ts: 204, one record per delivery id); this script, which
+ * chat.db (load/writer.ts: one transaction per row; 300 people, 250 DMs and 50 group chats, from
+ * world.ts); the webhook sink (lib/sink.ts: 204, one record per delivery id); this script, which
  * paces, samples and audits.
  *
  * Pacing: a soak, not a backlog. The messages go in BENCH_SOAK_CHUNKS chunks (100: 5,000 Discord +
@@ -20,8 +20,8 @@
  * Measured: gw's RSS every second, and at every 5 % of the messages (every 50,000 at scale 1), right
  * after catch-up, the median of three readings 250 ms apart, with VmHWM, gw.db and its WAL. Target: RSS
  * at the end ≤ 1.2 × RSS after the first 5 % (50,000 messages). Rates over the whole soak, catch-up
- * waits included. After gw stops (SIGTERM), the exactly-once audit (soak-audit.ts) reads gw.db and the
- * sink's records. BENCH_SOAK_PROBE=1 runs gw as soak-gw.ts instead (built as gw serve builds it, in its
+ * waits included. After gw stops (SIGTERM), the exactly-once audit (audit.ts) reads gw.db and the
+ * sink's records. BENCH_SOAK_PROBE=1 runs gw as gw.ts instead (built as gw serve builds it, in its
  * own process) and asks it at every checkpoint for its JS heap and discord.js caches, before and after a
  * full collection: where the memory is, when the target is missed.
  *
@@ -33,20 +33,20 @@
 import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FAKE_BOT_TOKEN } from "../src/demo/fake-discord/server.ts";
-import { freePort, spawnGw, stopGw, waitFor } from "../test/helpers/process.ts";
-import { chatDbPathIn, gwEnvFor } from "./lib/chatdb.ts";
-import { type Child, type Msg, startChild } from "./lib/child.ts";
-import { now } from "./lib/child-protocol.ts";
-import { waitQuiet, withMachineLoad } from "./lib/machine.ts";
-import { sampleProc, slope } from "./lib/proc.ts";
-import { report } from "./lib/report.ts";
-import { startSession } from "./lib/session.ts";
-import { Sink } from "./lib/sink.ts";
-import { dist, intEnv, median, mulberry32 } from "./lib/stats.ts";
-import { auditStore } from "./soak-audit.ts";
-import { type Checkpoint, type ProbeHeap, soakSummary } from "./soak-report.ts";
-import { allowlistToml, imessageWorld } from "./soak-world.ts";
+import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
+import { freePort, spawnGw, stopGw, waitFor } from "../../test/helpers/process.ts";
+import { chatDbPathIn, gwEnvFor } from "../lib/chatdb.ts";
+import { type Child, type Msg, startChild } from "../lib/child.ts";
+import { now } from "../lib/child-protocol.ts";
+import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
+import { sampleProc, slope } from "../lib/proc.ts";
+import { report } from "../lib/report.ts";
+import { startSession } from "../lib/session.ts";
+import { Sink } from "../lib/sink.ts";
+import { dist, intEnv, median, mulberry32 } from "../lib/stats.ts";
+import { auditStore } from "./audit.ts";
+import { type Checkpoint, type ProbeHeap, soakSummary } from "./report.ts";
+import { allowlistToml, imessageWorld } from "./world.ts";
 
 const SCALE = Number(process.env.SOAK_SCALE ?? "1");
 if (!(SCALE > 0 && SCALE <= 10))
@@ -61,7 +61,7 @@ const CATCHUP_S = intEnv("BENCH_CATCHUP_S", 120, 1);
 const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 60, 0);
 const PROBE = intEnv("BENCH_SOAK_PROBE", 0, 0) === 1;
 const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
-const GW_ROOT = process.env.BENCH_GW_ROOT || join(import.meta.dir, "..");
+const GW_ROOT = process.env.BENCH_GW_ROOT || join(import.meta.dir, "../..");
 /** A checkpoint every 5 % of the messages; the first is the baseline. */
 const EVERY = CHUNKS / 20;
 
@@ -88,10 +88,10 @@ async function startReady(name: string, args: string[], env: Record<string, stri
   return [child, ready];
 }
 
-/** gw serve, or the probe (soak-gw.ts): its pid, and a stop that says how it ended. */
+/** gw serve, or the probe (gw.ts): its pid, and a stop that says how it ended. */
 async function startGw(env: Record<string, string>, stderrPath: string) {
   if (PROBE) {
-    const [child] = await startReady("gw-probe", [join(HERE, "soak-gw.ts")], env);
+    const [child] = await startReady("gw-probe", [join(HERE, "gw.ts")], env);
     return {
       pid: child.proc.pid,
       probe: child,
@@ -111,12 +111,12 @@ async function main() {
   const chatDb = chatDbPathIn(dir);
   const dbPath = join(dir, "data/gw.db");
   const im = imessageWorld(mulberry32(SEED), { handles: 300, allowedShare: 0.15, groups: 50 });
-  const [writer] = await startReady("writer", [join(HERE, "load-writer.ts")], {
+  const [writer] = await startReady("writer", [join(HERE, "../load/writer.ts")], {
     PATH,
     BENCH_CHAT_DB: chatDb,
     BENCH_CHATS: JSON.stringify(im.chats),
   });
-  const [fake, fakeReady] = await startReady("fake-discord", [join(HERE, "soak-discord.ts")], {
+  const [fake, fakeReady] = await startReady("fake-discord", [join(HERE, "discord/discord.ts")], {
     PATH,
     BENCH_SEED: String(SEED),
   });

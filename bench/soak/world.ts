@@ -1,5 +1,5 @@
 /**
- * The people, chats and messages of bench/soak.ts, shared by its Discord child (soak-discord.ts): a
+ * The people, chats and messages of bench/soak/soak.ts, shared by its Discord child (discord/discord.ts): a
  * Zipf-like pick (a few busy channels, a long tail of quiet ones), message texts that carry their own
  * audit key, and the iMessage side (handles, DM and group chats as Messages records them, the allowlist
  * entries, and the rows of each chunk). Everything is drawn from one seeded stream per platform, in
@@ -8,7 +8,7 @@
  * A text is `sk-<d|i>-<index>-<a|u> <words>`: platform, the message's index on that platform, whether
  * its sender is allowlisted; the audit reads gw.db back with `parseKey`.
  */
-import type { ChatSpec } from "../src/demo/chatdb-writer.ts";
+import type { ChatSpec } from "../../src/demo/chatdb-writer.ts";
 
 /** Picks 0..n-1 with weight 1/(rank+1)^s over a seeded shuffle of the ranks. */
 export function zipfPicker(n: number, s: number, random: () => number): () => number {

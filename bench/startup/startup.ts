@@ -1,7 +1,7 @@
 /**
  * Benchmark: start-up of the compiled binary, next to compiled hello-world binaries in the same run.
  *
- *   bun run bench startup        (or: bun run bench/startup.ts)
+ *   bun run bench startup        (or: bun run bench/startup/startup.ts)
  *
  * Builds, in a temp dir and with the flags of scripts/build.ts: gw itself, and two raw baselines, a
  * `Bun.serve` answering 200 and a program printing one line. Also builds gw without `--bytecode` (the
@@ -15,10 +15,10 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ASSET_FLAGS, FLAGS, writeAssets } from "../scripts/build.ts";
-import { report, type SummaryRow } from "./lib/report.ts";
-import { buildBinary, timeServe as timeServeIn } from "./lib/serve-start.ts";
-import { type Dist, dist, intEnv } from "./lib/stats.ts";
+import { ASSET_FLAGS, FLAGS, writeAssets } from "../../scripts/build.ts";
+import { report, type SummaryRow } from "../lib/report.ts";
+import { buildBinary, timeServe as timeServeIn } from "../lib/serve-start.ts";
+import { type Dist, dist, intEnv } from "../lib/stats.ts";
 
 const RUNS = intEnv("BENCH_RUNS", 20, 1);
 const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;

@@ -1,5 +1,5 @@
 /**
- * bench/store-queries.ts's measurement, on a fresh connection opened exactly as gw opens one (openStore:
+ * bench/store/store.ts's measurement, on a fresh connection opened exactly as gw opens one (openStore:
  * production pragmas, empty SQLite page cache): the facts of the seeded file (row counts, channel sizes,
  * read runs, query plans), then each public store query timed against a primary-key lookup, WARMUP
  * untimed runs then up to ITERS timed ones with Bun.nanoseconds(), p50/p99 by lib/stats.ts's percentile.
@@ -10,11 +10,10 @@ import {
   CONTEXT_BEFORE_SQL,
   type MessageRow,
   QUARANTINE_SQL,
-} from "../src/store/messages.ts";
-import { type UnreadFilter, unreadCandidatesSql } from "../src/store/reads.ts";
-import { openStore, type Store } from "../src/store/store.ts";
-import { percentile } from "./lib/stats.ts";
-import type { Seeded } from "./store-queries.ts";
+} from "../../src/store/messages.ts";
+import { type UnreadFilter, unreadCandidatesSql } from "../../src/store/reads.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { percentile } from "../lib/stats.ts";
 import {
   elapsed,
   ITERS,
@@ -26,7 +25,8 @@ import {
   randInt,
   WARMUP,
   WHAT_IF,
-} from "./store-queries-settings.ts";
+} from "./settings.ts";
+import type { Seeded } from "./store.ts";
 
 export interface Result {
   name: string;

@@ -1,12 +1,12 @@
 /**
- * The read state bench/store-queries.ts measures unread() against: agent-a has read everything but
+ * The read state bench/store/store.ts measures unread() against: agent-a has read everything but
  * UNREAD_A allowed messages scattered over the history, agent-c all but one stale message and the newest,
  * agent-d all but the newest (agent-b reads nothing). Raw read marks in large transactions, turned into
  * read runs by the store's own rebuildRuns, as bulk-loaded marks bypass markRead.
  */
-import type { Store } from "../src/store/store.ts";
-import type { seedMessages } from "./store-queries-seed.ts";
-import { elapsed, INSERT_CHUNK, ROWS, randInt, UNREAD_A } from "./store-queries-settings.ts";
+import type { Store } from "../../src/store/store.ts";
+import type { seedMessages } from "./seed.ts";
+import { elapsed, INSERT_CHUNK, ROWS, randInt, UNREAD_A } from "./settings.ts";
 
 /** Inserts read marks for `agent` on every allowed message except those in `unread`; then builds its read runs. */
 function seedReads(

@@ -1,13 +1,13 @@
 /**
- * bench/store-queries.ts's report: the table of every query (p50/p99/mean/max µs, rows returned, ratios
+ * bench/store/store.ts's report: the table of every query (p50/p99/mean/max µs, rows returned, ratios
  * to the primary-key lookup), the query plans, the four summary rows (the worst unread case, context,
  * the worst quarantine page, markRead) and the JSON line, through lib/report.ts.
  */
 import { cpus } from "node:os";
-import { report, type SummaryRow, textTable } from "./lib/report.ts";
-import type { Seeded } from "./store-queries.ts";
-import type { Measured, Result } from "./store-queries-measure.ts";
-import { elapsed, INGEST_ROWS, ITERS, ROWS, UNREAD_A, WARMUP } from "./store-queries-settings.ts";
+import { report, type SummaryRow, textTable } from "../lib/report.ts";
+import type { Measured, Result } from "./measure.ts";
+import { elapsed, INGEST_ROWS, ITERS, ROWS, UNREAD_A, WARMUP } from "./settings.ts";
+import type { Seeded } from "./store.ts";
 
 function fmt(n: number): string {
   if (!Number.isFinite(n)) return "-";

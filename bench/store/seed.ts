@@ -1,18 +1,18 @@
 /**
- * The data bench/store-queries.ts times: ROWS messages over 200 channels with Zipf-like traffic (or the
- * WorldShape given: bench/channels.ts seeds 10,000 channels), the first INGEST_ROWS through createIngest
+ * The data bench/store/store.ts times: ROWS messages over 200 channels with Zipf-like traffic (or the
+ * WorldShape given: bench/channels/channels.ts seeds 10,000 channels), the first INGEST_ROWS through createIngest
  * (the normal write path, connector-sized batches split by source), the rest with store.messages.insert
- * shaped as ingest shapes rows; then (store-queries-reads.ts) the read state of
+ * shaped as ingest shapes rows; then (reads.ts) the read state of
  * agent-a (scattered unread), agent-c (one stale unread + the newest) and agent-d (the newest unread),
  * as raw read marks turned into read runs by the store's own rebuildRuns. Deterministic for a seed.
  */
 import { dirname, join } from "node:path";
-import type { AllowlistStatus, Direction } from "../src/core/envelope.ts";
-import { createIdFactory, type IdFactory } from "../src/core/ids.ts";
-import { createIngest, type NormalizedMessage } from "../src/ingest/ingest.ts";
-import type { MessageRow } from "../src/store/messages.ts";
-import type { Store } from "../src/store/store.ts";
-import { type Channel, type Person, silentLogger, storeCast, storeChannels, WORDS } from "./lib/world.ts";
+import type { AllowlistStatus, Direction } from "../../src/core/envelope.ts";
+import { createIdFactory, type IdFactory } from "../../src/core/ids.ts";
+import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { MessageRow } from "../../src/store/messages.ts";
+import type { Store } from "../../src/store/store.ts";
+import { type Channel, type Person, silentLogger, storeCast, storeChannels, WORDS } from "../lib/world.ts";
 import {
   CHANNELS,
   elapsed,
@@ -26,7 +26,7 @@ import {
   randInt,
   rng,
   START_MS,
-} from "./store-queries-settings.ts";
+} from "./settings.ts";
 
 const hex = (n: number): string => {
   let s = "";
@@ -52,7 +52,7 @@ export interface WorldShape {
   strangersOnly: (channelIdx: number) => boolean;
 }
 
-/** store-queries.ts's world: 200 channels (120 iMessage), Zipf-like s = 0.8, nobody quarantined throughout. */
+/** store.ts's world: 200 channels (120 iMessage), Zipf-like s = 0.8, nobody quarantined throughout. */
 export const STORE_WORLD: WorldShape = {
   channels: CHANNELS,
   imessageChannels: IMESSAGE_CHANNELS,

@@ -1,9 +1,9 @@
 /**
- * bench/store-queries.ts's settings (BENCH_ variables, read once at start-up) and fixed sizes, and its
+ * bench/store/store.ts's settings (BENCH_ variables, read once at start-up) and fixed sizes, and its
  * one seeded random stream: seeding, then the measurement's random picks, draw from it in that order,
  * so a run with the same BENCH_SEED and BENCH_ROWS stores and times the same data.
  */
-import { intEnv, mulberry32 } from "./lib/stats.ts";
+import { intEnv, mulberry32 } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 1_000_000, 2_000);
 export const ITERS = intEnv("BENCH_ITERS", 2_000, 1);

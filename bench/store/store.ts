@@ -1,14 +1,14 @@
 /**
  * Benchmark: latency of the state store's hot queries at 1,000,000 stored messages (BENCH_ROWS).
  *
- *   bun run bench/store-queries.ts
+ *   bun run bench/store/store.ts
  *
  * Seeds a real WAL database file in a temp directory (the first BENCH_INGEST_ROWS messages through the
- * ingest pipeline, the rest with store.messages.insert in large transactions: store-queries-seed.ts),
- * builds the read state of a few agents (store-queries-reads.ts), reopens the store with openStore()
+ * ingest pipeline, the rest with store.messages.insert in large transactions: seed.ts),
+ * builds the read state of a few agents (reads.ts), reopens the store with openStore()
  * (production pragmas, empty SQLite page cache, warm OS page cache) and times the public store functions
- * against a primary-key lookup on the same file (store-queries-measure.ts). Prints a table, then one
- * JSON line (store-queries-report.ts). Method and figures: bench/README.md.
+ * against a primary-key lookup on the same file (measure.ts). Prints a table, then one
+ * JSON line (report.ts). Method and figures: bench/README.md.
  *
  * Environment: BENCH_ROWS (default 1000000), BENCH_ITERS (default 2000 per query), BENCH_WARMUP
  * (default 200), BENCH_MAX_MS (default 5000: per-query time cap, after at least 10 timed runs),
@@ -17,12 +17,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../src/store/store.ts";
-import { measureStore } from "./store-queries-measure.ts";
-import { seedAgents } from "./store-queries-reads.ts";
-import { reportStore } from "./store-queries-report.ts";
-import { seedMessages } from "./store-queries-seed.ts";
-import { elapsed, ROWS } from "./store-queries-settings.ts";
+import { openStore } from "../../src/store/store.ts";
+import { measureStore } from "./measure.ts";
+import { seedAgents } from "./reads.ts";
+import { reportStore } from "./report.ts";
+import { seedMessages } from "./seed.ts";
+import { elapsed, ROWS } from "./settings.ts";
 
 export type Seeded = ReturnType<typeof seedStore>;
 

@@ -1,24 +1,24 @@
 /**
- * bench/webhooks.ts's gateway, built as `gw serve` builds it in a temp directory (loadConfig over an
+ * bench/webhooks/webhooks.ts's gateway, built as `gw serve` builds it in a temp directory (loadConfig over an
  * explicit environment, createService with the system clock, a logger counting warnings, no connectors,
  * start()), but for its `fetch` port: a pass-through noting when the dispatcher calls fetch for a
  * delivery and waking its waiter once answered. Plus the messages and the raw baseline's signed POSTs.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatProblems, loadConfig } from "../src/config/load.ts";
-import { createIdFactory } from "../src/core/ids.ts";
-import { type Logger, systemClock } from "../src/core/ports.ts";
-import type { NormalizedMessage } from "../src/ingest/ingest.ts";
-import { createService, publicBaseUrl } from "../src/service.ts";
-import { toEnvelope } from "../src/store/envelope.ts";
-import type { MessageRow } from "../src/store/messages.ts";
-import { signedHeaders } from "../src/webhooks/sign.ts";
-import { isolatedEnv } from "../test/helpers/process.ts";
-import { now } from "./lib/child-protocol.ts";
-import type { Sink } from "./lib/sink.ts";
-import { allowlistToml, silentLogger } from "./lib/world.ts";
-import { progress, SECRET, SOURCE, TIMEOUT_MS } from "./webhooks-settings.ts";
+import { formatProblems, loadConfig } from "../../src/config/load.ts";
+import { createIdFactory } from "../../src/core/ids.ts";
+import { type Logger, systemClock } from "../../src/core/ports.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { createService, publicBaseUrl } from "../../src/service.ts";
+import { toEnvelope } from "../../src/store/envelope.ts";
+import type { MessageRow } from "../../src/store/messages.ts";
+import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { isolatedEnv } from "../../test/helpers/process.ts";
+import { now } from "../lib/child-protocol.ts";
+import type { Sink } from "../lib/sink.ts";
+import { allowlistToml, silentLogger } from "../lib/world.ts";
+import { progress, SECRET, SOURCE, TIMEOUT_MS } from "./settings.ts";
 
 const SENDERS = Array.from({ length: 4 }, (_, i) => ({
   id: `+1555010${String(i).padStart(4, "0")}`,

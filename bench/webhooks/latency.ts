@@ -1,12 +1,12 @@
 /**
- * bench/webhooks.ts's latency phase: WARMUP + SAMPLES single allowed messages over 8 channels, one at a
+ * bench/webhooks/webhooks.ts's latency phase: WARMUP + SAMPLES single allowed messages over 8 channels, one at a
  * time, each followed by a BENCH_GAP_MS pause once its POST was answered: stored (svc.ingest()
  * returned) → the sink's arrival, with the dispatcher's fetch call in between; interleaved with the raw
  * baseline, the same kind of signed body POSTed directly, from just before signing to the arrival.
  * Arrivals are on the sink's clock, corrected by its offset.
  */
-import { now } from "./lib/child-protocol.ts";
-import type { Bench } from "./webhooks-gw.ts";
+import { now } from "../lib/child-protocol.ts";
+import type { Bench } from "./gw.ts";
 import {
   type Dist,
   dist,
@@ -18,7 +18,7 @@ import {
   WARMUP,
   waitUntil,
   withTimeout,
-} from "./webhooks-settings.ts";
+} from "./settings.ts";
 
 export interface LatencyResult {
   gwFromStored: Dist;

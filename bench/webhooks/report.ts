@@ -1,14 +1,14 @@
 /**
- * bench/webhooks.ts's figures and report: the median gw and raw round rates (lib/stats.ts's median),
+ * bench/webhooks/webhooks.ts's figures and report: the median gw and raw round rates (lib/stats.ts's median),
  * the slowest gw round, the delivery rows' outcomes (per gw round, and every row of the run), the hyper-
  * visor's steal over the run; the latency, throughput and breakdown tables, the two summary rows against
  * the targets (p50 stored → received, sustained deliveries/s) and the JSON line (lib/report.ts).
  */
-import { cpuJiffies, stealShare } from "./lib/machine.ts";
-import { report, type SummaryRow } from "./lib/report.ts";
-import { median } from "./lib/stats.ts";
-import type { Bench } from "./webhooks-gw.ts";
-import type { LatencyResult } from "./webhooks-latency.ts";
+import { cpuJiffies, stealShare } from "../lib/machine.ts";
+import { report, type SummaryRow } from "../lib/report.ts";
+import { median } from "../lib/stats.ts";
+import type { Bench } from "./gw.ts";
+import type { LatencyResult } from "./latency.ts";
 import {
   BATCH,
   CHANNELS,
@@ -22,8 +22,8 @@ import {
   SAMPLES,
   TARGET_P50_MS,
   TARGET_RATE,
-} from "./webhooks-settings.ts";
-import type { Breakdown, ThroughputRound } from "./webhooks-throughput.ts";
+} from "./settings.ts";
+import type { Breakdown, ThroughputRound } from "./throughput.ts";
 
 export interface WebhooksRun {
   startedAt: number;

@@ -1,13 +1,13 @@
 /**
- * bench/webhooks.ts's settings (BENCH_ variables, read once at start-up), its targets, the source and
+ * bench/webhooks/webhooks.ts's settings (BENCH_ variables, read once at start-up), its targets, the source and
  * secret of every delivery, its statistics (distributions left unrounded, lib/stats.ts's nearest-rank
  * percentiles; the report rounds what it shows) and the waits both phases share with the dispatcher's
  * event loop.
  */
-import type { Source } from "../src/core/envelope.ts";
-import { MAX_IN_FLIGHT } from "../src/webhooks/dispatcher.ts";
-import { waitFor } from "../test/helpers/process.ts";
-import { type Dist, dist as distOf, intEnv } from "./lib/stats.ts";
+import type { Source } from "../../src/core/envelope.ts";
+import { MAX_IN_FLIGHT } from "../../src/webhooks/dispatcher.ts";
+import { waitFor } from "../../test/helpers/process.ts";
+import { type Dist, dist as distOf, intEnv } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 200, 10);
 export const GAP_MS = intEnv("BENCH_GAP_MS", 20, 0);

@@ -1,15 +1,15 @@
 /**
- * bench/webhooks.ts's throughput phase: MESSAGES allowed messages over CHANNELS channels, ingested in
+ * bench/webhooks/webhooks.ts's throughput phase: MESSAGES allowed messages over CHANNELS channels, ingested in
  * batches of BATCH with a turn of the event loop between batches, timed from the first ingest call to
  * the last sink arrival; the raw baseline is CONCURRENCY workers POSTing the same number of signed
  * bodies, no database. Each round also records the delivery rows' outcomes and both processes' CPU.
  * The breakdown round times the dispatcher's store calls (wrapped on svc.store at run time).
  */
-import type { NormalizedMessage } from "../src/ingest/ingest.ts";
-import { now } from "./lib/child-protocol.ts";
-import type { Sink } from "./lib/sink.ts";
-import type { Bench } from "./webhooks-gw.ts";
-import { BATCH, CHANNELS, CONCURRENCY, MESSAGES, nextTurn, SOURCE, waitUntil } from "./webhooks-settings.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
+import { now } from "../lib/child-protocol.ts";
+import type { Sink } from "../lib/sink.ts";
+import type { Bench } from "./gw.ts";
+import { BATCH, CHANNELS, CONCURRENCY, MESSAGES, nextTurn, SOURCE, waitUntil } from "./settings.ts";
 
 const ownCpuUs = () => {
   const c = process.cpuUsage();

@@ -1,9 +1,9 @@
 /**
  * Benchmark: webhook delivery, stored → received at a local sink, against a raw fetch baseline.
  *
- *   bun run bench/webhooks.ts
+ *   bun run bench/webhooks/webhooks.ts
  *
- * 1. Starts the sink (bench/webhooks-sink.ts) in its own process: Bun.serve on 127.0.0.1 that records the
+ * 1. Starts the sink (bench/lib/sink-child.ts) in its own process: Bun.serve on 127.0.0.1 that records the
  *    arrival time of every delivery id, checks X-GW-Signature and answers 204. Its clock offset to this
  *    process is measured with pings (min-RTT sample) at the start and the end; arrival times are
  *    corrected by it (both processes use timeOrigin + performance.now(), a cross-process wall clock).
@@ -28,8 +28,8 @@
  *    src/ is untouched), to show where a delivery's time goes on the single JS thread.
  * Prints a table, then one JSON line on stdout; progress on stderr. Removes its temp dir at the end.
  *
- * Parts: webhooks-settings.ts, webhooks-gw.ts (2), webhooks-latency.ts (3), webhooks-throughput.ts (4, 5),
- * webhooks-report.ts; the sink is webhooks-sink.ts through lib/sink.ts.
+ * Parts: settings.ts, gw.ts (2), latency.ts (3), throughput.ts (4, 5),
+ * report.ts; the sink is lib/sink-child.ts through lib/sink.ts.
  *
  * Environment: BENCH_SAMPLES (200), BENCH_GAP_MS (20), BENCH_MESSAGES (5000), BENCH_CHANNELS (100),
  * BENCH_BATCH (100), BENCH_ROUNDS (3), BENCH_PROFILE (1), BENCH_KEEP (1 keeps the temp directory).
@@ -37,11 +37,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { cpuJiffies } from "./lib/machine.ts";
-import { Sink } from "./lib/sink.ts";
-import { type Bench, messageKit, startGateway } from "./webhooks-gw.ts";
-import { latency } from "./webhooks-latency.ts";
-import { reportWebhooks, type WebhooksRun } from "./webhooks-report.ts";
+import { cpuJiffies } from "../lib/machine.ts";
+import { Sink } from "../lib/sink.ts";
+import { type Bench, messageKit, startGateway } from "./gw.ts";
+import { latency } from "./latency.ts";
+import { reportWebhooks, type WebhooksRun } from "./report.ts";
 import {
   CHANNELS,
   GAP_MS,
@@ -53,8 +53,8 @@ import {
   SAMPLES,
   SECRET,
   WARMUP,
-} from "./webhooks-settings.ts";
-import { breakdown, type ThroughputRound, throughputGw, throughputRaw } from "./webhooks-throughput.ts";
+} from "./settings.ts";
+import { breakdown, type ThroughputRound, throughputGw, throughputRaw } from "./throughput.ts";
 
 /** Sink clock minus this process's clock, from the ping with the smallest round trip (40 pings). */
 async function clockOffset(sink: Sink): Promise<{ offsetMs: number; rttMs: number }> {
