@@ -6,6 +6,8 @@
  * `iMessage`); a service no entry can list (null, iMessageLite...) is never trusted.
  */
 
+import type { Envelope } from "../core/envelope.ts";
+
 export const DEVICE_SERVICES = ["iMessage", "SMS", "RCS"] as const;
 export type DeviceService = (typeof DEVICE_SERVICES)[number];
 
@@ -52,3 +54,11 @@ export function parseServices(
   }
   return out.length === 0 ? { ok: false, problem: "no service is listed" } : { ok: true, services: out };
 }
+
+/**
+ * Whether a message came over a platform that authenticates its sender: Discord, or iMessage itself. An
+ * SMS or RCS from an allowlisted number never counts as a permission verdict or a phone command, whatever
+ * the allowlist trusts (extensions §4).
+ */
+export const authenticated = (m: Pick<Envelope, "source" | "raw">): boolean =>
+  m.source === "community_chat" || serviceOf(String(m.raw.service ?? "")) === "iMessage";

@@ -5,6 +5,7 @@
 import { isAbsolute } from "node:path";
 import { isSupportedCountry } from "libphonenumber-js/min";
 import { DEVICE_SERVICES, type DeviceService, parseServices } from "../allowlist/services.ts";
+import { isReactionEmoji } from "../core/emoji.ts";
 import { type HostInfo, resolvePath } from "./paths.ts";
 
 export class SettingError extends Error {
@@ -207,5 +208,17 @@ export const region: Parser<string> = (raw) => {
       "is not a region with a telephone numbering plan",
       "use the code of a country, e.g. US or GB",
     );
+  return v;
+};
+
+/** The longest reaction emoji accepted (a Discord custom emoji `<a:name:id>` is at most 57 characters). */
+export const MAX_EMOJI_CHARS = 64;
+
+/** One reaction emoji as POST /messages/react takes it: Unicode, or Discord's `<:name:id>` / `<a:name:id>`. */
+export const reactionEmoji: Parser<string> = (raw) => {
+  const v = raw.trim();
+  const fix = "use one Unicode emoji such as 👀, or a Discord custom emoji written <:name:id>";
+  if (v.length > MAX_EMOJI_CHARS) throw new SettingError(`is longer than ${MAX_EMOJI_CHARS} characters`, fix);
+  if (!isReactionEmoji(v)) throw new SettingError("is not one emoji", fix);
   return v;
 };

@@ -8,7 +8,7 @@
  * platform) may, rarely, post the prompt twice: accepted, since a prompt never delivered is worse.
  */
 import { createHash } from "node:crypto";
-import { serviceOf } from "../allowlist/services.ts";
+import { authenticated } from "../allowlist/services.ts";
 import type { Envelope } from "../core/envelope.ts";
 import type { Logger } from "../core/ports.ts";
 import type { ApiClient, ApiResponse } from "./api-client.ts";
@@ -60,12 +60,8 @@ export function sendKey(
   return previous.status >= 500 ? `${base}:${tryNo}` : previous.key;
 }
 
-/**
- * Whether a message came over a platform that authenticates its sender: Discord, or iMessage itself.
- * An SMS or RCS from the owner's number is never a verdict, whatever the allowlist trusts (extensions §4).
- */
-export const authenticated = (m: Pick<Envelope, "source" | "raw">): boolean =>
-  m.source === "community_chat" || serviceOf(String(m.raw.service ?? "")) === "iMessage";
+/** Whether a message came over Discord or iMessage itself (allowlist/services.ts, shared with gw receiver). */
+export { authenticated };
 
 export function createPermissionRelay(d: RelayDeps) {
   const pending = createPendingRequests(d.now, d.expiryMs);

@@ -1,12 +1,17 @@
 /**
  * The receiver's channel workers (spec I): one worker per `channel_id`, which runs its jobs one at a
- * time in arrival order; channels run in parallel. A worker with nothing to do is evicted after
- * `idleTtlMs` (spec I.2). Not core/keyed-queue.ts: a worker is also counted (GW_RECEIVER_QUEUE_MAX,
- * /healthz), its run can be aborted, and its waiting jobs are handed back at stop. `stop` refuses new jobs, lets running ones finish within the grace, then aborts them
- * (their runs are stopped), and reports the jobs that never started, whose messages stay unread.
+ * time in arrival order; channels run in parallel. Which waiting jobs a run takes, and when, is planBatch's
+ * (batch.ts): one job at once unless GW_RECEIVER_BATCH_MS folds a burst into one run. A worker with nothing
+ * to do is evicted after `idleTtlMs` (spec I.2). Not core/keyed-queue.ts: a worker is also counted
+ * (GW_RECEIVER_QUEUE_MAX, /healthz), its run can be aborted, and its waiting jobs are handed back at stop.
+ * `cancel` (/stop) aborts a channel's run with STOP_REASON and drops its queue. `stop` refuses new jobs,
+ * lets running ones finish within the grace, then aborts them (their runs are stopped), and reports the
+ * jobs that never started, whose messages stay unread.
  */
 import type { Envelope } from "../core/envelope.ts";
-import type { Logger } from "../core/ports.ts";
+import type { Clock, Logger } from "../core/ports.ts";
+import { planBatch } from "./batch.ts";
+import type { ChannelState } from "./commands.ts";
 
 export interface Job {
   deliveryId: string;
@@ -15,74 +20,158 @@ export interface Job {
   receivedAt: number;
   /** Set on a job taken back from the journal at start: how many runs had started on it before. */
   recovered?: { earlierRuns: number };
+  /** Set on the jobs of a batch taken back from the journal: they run again together. */
+  batch?: string;
 }
 
-export type RunJob = (job: Job, signal: AbortSignal) => Promise<void>;
+/** One agent run: its jobs in arrival order (one unless batched), and whether a /new came before it. */
+export interface Run {
+  jobs: Job[];
+  fresh: boolean;
+}
+
+export type RunJobs = (run: Run, signal: AbortSignal) => Promise<void>;
+
+/** The abort reason of a run ended by /stop (a shutdown aborts without a reason). */
+export const STOP_REASON = "gw-receiver-stop-command";
+
+interface Running {
+  run: Run;
+  startedAt: number;
+  done: Promise<void>;
+  abort: AbortController;
+}
 
 interface Worker {
   queue: Job[];
-  running: { job: Job; done: Promise<void>; abort: AbortController } | null;
+  running: Running | null;
   idle: ReturnType<typeof setTimeout> | null;
+  /** Waits for the oldest job's batch window to close. */
+  window: ReturnType<typeof setTimeout> | null;
+  fresh: boolean;
 }
 
-export function createChannelWorkers(deps: { run: RunJob; idleTtlMs: number; log: Logger }) {
+export interface ChannelWorkerDeps {
+  run: RunJobs;
+  idleTtlMs: number;
+  /** GW_RECEIVER_BATCH_MS (0: one run per job). */
+  batchMs: number;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createChannelWorkers(deps: ChannelWorkerDeps) {
   const workers = new Map<string, Worker>();
   let stopping = false;
 
+  const worker = (channelId: string): Worker => {
+    let w = workers.get(channelId);
+    if (!w) {
+      w = { queue: [], running: null, idle: null, window: null, fresh: false };
+      workers.set(channelId, w);
+    }
+    if (w.idle) clearTimeout(w.idle);
+    w.idle = null;
+    return w;
+  };
+
   const pump = (channelId: string, w: Worker) => {
-    if (w.running || stopping) return;
-    const job = w.queue.shift();
-    if (!job) {
-      w.idle = setTimeout(() => workers.delete(channelId), deps.idleTtlMs);
+    if (w.running || w.window || stopping) return;
+    const now = deps.clock.now();
+    const plan = planBatch(w.queue, now, deps.batchMs);
+    if (!plan) {
+      // A worker holding a /new stays until a run takes it.
+      if (!w.fresh) w.idle = setTimeout(() => workers.delete(channelId), deps.idleTtlMs);
       return;
     }
+    if (plan.startAt > now) {
+      w.window = setTimeout(() => {
+        w.window = null;
+        pump(channelId, w);
+      }, plan.startAt - now);
+      return;
+    }
+    const run: Run = { jobs: w.queue.splice(0, plan.count), fresh: w.fresh };
+    w.fresh = false;
     const abort = new AbortController();
     const done = deps
-      .run(job, abort.signal)
+      .run(run, abort.signal)
       .catch((err) =>
-        deps.log.error({ delivery_id: job.deliveryId, err: String(err) }, "agent run failed to start"),
+        deps.log.error(
+          { delivery_id: run.jobs[0]?.deliveryId, err: String(err) },
+          "agent run failed to start",
+        ),
       )
       .finally(() => {
         w.running = null;
         pump(channelId, w);
       });
-    w.running = { job, done, abort };
+    w.running = { run, startedAt: now, done, abort };
   };
+
+  const running = () => [...workers.values()].flatMap((w) => (w.running ? [w.running] : []));
 
   return {
     /** Queues a job behind its channel's earlier ones; false once stopping. */
     submit(job: Job): boolean {
       if (stopping) return false;
       const channelId = job.envelope.channel_id;
-      let w = workers.get(channelId);
-      if (!w) {
-        w = { queue: [], running: null, idle: null };
-        workers.set(channelId, w);
-      }
-      if (w.idle) clearTimeout(w.idle);
-      w.idle = null;
+      const w = worker(channelId);
       w.queue.push(job);
-      // Started right away, so the run begins before the 204 is written (the 204 never waits for it).
+      // Without a batch window the run starts right away, so it begins before the 204 is written (the
+      // 204 never waits for it).
       pump(channelId, w);
       return true;
     },
-    /** Jobs of the channel waiting behind its running one. */
+    /** Jobs of the channel waiting behind its running one (or for their batch window). */
     waiting(channelId: string): number {
       return workers.get(channelId)?.queue.length ?? 0;
     },
+    /** The delivery ids waiting in the channel, in order. */
+    waitingIds(channelId: string): string[] {
+      return (workers.get(channelId)?.queue ?? []).map((j) => j.deliveryId);
+    },
+    /** What runs in the channel and how much waits (for /status and /stop). */
+    state(channelId: string): ChannelState {
+      const w = workers.get(channelId);
+      const r = w?.running;
+      return {
+        running: r ? { startedAt: r.startedAt, messages: r.run.jobs.length } : null,
+        waiting: w?.queue.length ?? 0,
+        fresh: w?.fresh ?? false,
+      };
+    },
+    /** Makes the channel's next run start a new conversation (/new). */
+    markFresh(channelId: string): void {
+      if (stopping) return;
+      worker(channelId).fresh = true;
+    },
+    /**
+     * /stop: drops the channel's waiting jobs (returned) and aborts its run (its process group is stopped
+     * as the time budget stops it); `ended` settles once that run has ended.
+     */
+    cancel(channelId: string): { dropped: Job[]; ended: Promise<void> } {
+      const w = workers.get(channelId);
+      if (!w) return { dropped: [], ended: Promise.resolve() };
+      if (w.window) clearTimeout(w.window);
+      w.window = null;
+      const dropped = w.queue.splice(0);
+      const ended = w.running?.done ?? Promise.resolve();
+      w.running?.abort.abort(STOP_REASON);
+      if (!w.running && !w.fresh && !w.idle && !stopping)
+        w.idle = setTimeout(() => workers.delete(channelId), deps.idleTtlMs);
+      return { dropped, ended };
+    },
     stats() {
-      let running = 0;
       let queued = 0;
-      for (const w of workers.values()) {
-        if (w.running) running += 1;
-        queued += w.queue.length;
-      }
-      return { workers: workers.size, running, queued };
+      for (const w of workers.values()) queued += w.queue.length;
+      return { workers: workers.size, running: running().length, queued };
     },
     async stop(graceMs: number): Promise<{ notRun: Job[]; stopped: Job[] }> {
       stopping = true;
+      for (const w of workers.values()) if (w.window) clearTimeout(w.window);
       const notRun = [...workers.values()].flatMap((w) => w.queue.splice(0));
-      const active = [...workers.values()].flatMap((w) => (w.running ? [w.running] : []));
+      const active = running();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const all = Promise.all(active.map((r) => r.done));
       const inTime = await Promise.race([
@@ -92,12 +181,12 @@ export function createChannelWorkers(deps: { run: RunJob; idleTtlMs: number; log
         }),
       ]);
       clearTimeout(timer);
-      const late = inTime ? [] : [...workers.values()].flatMap((w) => (w.running ? [w.running] : []));
+      const late = inTime ? [] : running();
       for (const r of late) r.abort.abort();
       await all;
       for (const w of workers.values()) if (w.idle) clearTimeout(w.idle);
       workers.clear();
-      return { notRun, stopped: late.map((r) => r.job) };
+      return { notRun, stopped: late.flatMap((r) => r.run.jobs) };
     },
   };
 }

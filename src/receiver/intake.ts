@@ -1,18 +1,23 @@
 /**
  * Accepted deliveries are journaled (committed) before the 204, then queued per channel; `recover` queues
- * the unfinished ones again at start, in acceptance order, marked interrupted. A job is finished when its
- * run ends, whatever the exit code (timeout and failed start included); a run stopped by shutdown is not,
- * and runs again at the next start, like jobs still queued. MAX_RUNS interrupted runs give a job up.
+ * the unfinished ones again at start, in acceptance order, marked interrupted (recover.ts). A job is
+ * finished when its run ends, whatever the exit code (timeout, failed start and /stop included); a run
+ * stopped by shutdown is not, and runs again at the next start, like jobs still queued. A batched run's
+ * jobs are started and finished together. With GW_RECEIVER_ACK_EMOJI a Discord job's reaction is held from
+ * its acceptance to its run's end; with GW_RECEIVER_COMMANDS a phone command is carried out, never queued.
  */
-import type { Envelope } from "../core/envelope.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { ReceiverJournal } from "../store/receiver-journal.ts";
 import type { RunOutcome } from "./agent-run.ts";
-import { type ChannelWorkers, createChannelWorkers, type Job } from "./channel-workers.ts";
+import { createChannelWorkers, type Job, type Run } from "./channel-workers.ts";
+import type { Answerer } from "./command-answer.ts";
+import { commandOf } from "./commands.ts";
+import { createPhoneCommands } from "./phone-commands.ts";
+import type { Reactor } from "./reactions.ts";
+import { MAX_RUNS, recoverJobs } from "./recover.ts";
 import type { SeenSet } from "./seen-set.ts";
 
-/** Runs started on one job without any ending (each cut short by a stop or crash) before it is given up. */
-export const MAX_RUNS = 3;
+export { MAX_RUNS };
 /** Finished jobs stay in the journal as seen delivery ids this long, and at most this many. */
 export const SEEN_KEEP_MS = 24 * 60 * 60 * 1000;
 export const SEEN_KEEP_MAX = 100_000;
@@ -24,15 +29,24 @@ export type Accepted = "accepted" | "duplicate" | "busy" | "stopping";
 export interface IntakeDeps {
   journal: ReceiverJournal;
   seen: SeenSet;
-  run: (job: Job, signal: AbortSignal) => Promise<RunOutcome>;
+  run: (run: Run, signal: AbortSignal) => Promise<RunOutcome>;
   queueMax: number;
   idleTtlMs: number;
   clock: Clock;
   log: Logger;
+  /** GW_RECEIVER_BATCH_MS (default 0: one run per job). */
+  batchMs?: number;
+  /** Keeps acknowledgement reactions; GW_RECEIVER_ACK_EMOJI (null: no new ones). */
+  reactor?: Reactor | null;
+  ackEmoji?: string | null;
+  /** Answers phone commands; set when GW_RECEIVER_COMMANDS is on. */
+  answerer?: Answerer | null;
 }
 
 export function createIntake(deps: IntakeDeps) {
   const { journal, seen, clock, log } = deps;
+  const reactor = deps.reactor ?? null;
+  const ackEmoji = deps.ackEmoji ?? null;
   let lastPrune = Number.NEGATIVE_INFINITY;
   let stopping = false;
   const prune = () => {
@@ -43,7 +57,16 @@ export function createIntake(deps: IntakeDeps) {
   const run = journaledRun(deps, () => {
     if (clock.now() - lastPrune >= PRUNE_EVERY_MS) prune();
   });
-  const workers = createChannelWorkers({ run, idleTtlMs: deps.idleTtlMs, log });
+  const workers = createChannelWorkers({
+    run,
+    idleTtlMs: deps.idleTtlMs,
+    batchMs: deps.batchMs ?? 0,
+    clock,
+    log,
+  });
+  const commands = deps.answerer
+    ? createPhoneCommands({ journal, seen, workers, reactor, answerer: deps.answerer, clock, log })
+    : null;
 
   return {
     workers,
@@ -56,20 +79,27 @@ export function createIntake(deps: IntakeDeps) {
     },
     /**
      * Journals the job (committed on return) and queues it, unless its channel already has `queueMax`
-     * jobs waiting or the receiver is stopping; then nothing is kept. A journal failure throws.
+     * jobs waiting or the receiver is stopping; then nothing is kept. A phone command is journaled and
+     * carried out instead. A journal failure throws.
      */
     accept(job: Job, envelopeJson: string): Accepted {
       if (stopping) return "stopping";
+      const command = commands ? commandOf(job.envelope) : null;
+      if (command && commands) return commands.take(command, job);
       const channelId = job.envelope.channel_id;
       if (workers.waiting(channelId) >= deps.queueMax) return "busy";
+      const reaction = reactor && ackEmoji && job.envelope.source === "community_chat" ? ackEmoji : null;
       const added = journal.add({
         deliveryId: job.deliveryId,
         channelId,
         envelope: envelopeJson,
         receivedAt: job.receivedAt,
+        messageId: job.envelope.id,
+        reaction,
       });
       seen.add(job.deliveryId);
       if (!added) return "duplicate";
+      if (reaction) reactor?.hold(job.deliveryId, job.envelope.id, reaction);
       workers.submit(job);
       return "accepted";
     },
@@ -79,7 +109,7 @@ export function createIntake(deps: IntakeDeps) {
     },
     /** Queues the jobs a stop or crash left unfinished, in acceptance order; prunes. Call once, first. */
     recover() {
-      const counts = recoverJobs(deps, workers);
+      const counts = recoverJobs({ journal, seen, workers, reactor, ackEmoji, clock, log });
       prune();
       return counts;
     },
@@ -92,71 +122,37 @@ export function createIntake(deps: IntakeDeps) {
   };
 }
 
-/** The agent run with its start counted and its end recorded (unless shutdown stopped it). */
+/**
+ * The agent run with its start counted and its end recorded (unless shutdown stopped it), for all its
+ * jobs at once; then their acknowledgements are taken back.
+ */
 function journaledRun(deps: IntakeDeps, afterFinish: () => void) {
   const { journal, clock, log } = deps;
-  return async (job: Job, signal: AbortSignal): Promise<void> => {
+  return async (run: Run, signal: AbortSignal): Promise<void> => {
+    const ids = run.jobs.map((j) => j.deliveryId);
     try {
-      journal.markStarted(job.deliveryId);
+      journal.markAllStarted(ids, ids.length > 1 ? (ids[0] as string) : null);
     } catch (err) {
-      log.warn(
-        { delivery_id: job.deliveryId, err: String(err) },
-        "the start of a run could not be journaled",
-      );
+      log.warn({ delivery_id: ids[0], err: String(err) }, "the start of a run could not be journaled");
     }
     let outcome: RunOutcome | "start-failed" = "start-failed";
     try {
-      outcome = await deps.run(job, signal);
+      outcome = await deps.run(run, signal);
     } finally {
-      if (outcome !== "stopped")
+      if (outcome !== "stopped") {
         try {
-          journal.markFinished(job.deliveryId, clock.now(), outcome);
+          journal.markAllFinished(ids, clock.now(), outcome);
           afterFinish();
         } catch (err) {
           log.error(
-            { delivery_id: job.deliveryId, err: String(err) },
+            { delivery_id: ids[0], err: String(err) },
             "the end of a run could not be journaled; it runs again at the next start",
           );
         }
+        for (const id of ids) deps.reactor?.release(id);
+      }
     }
   };
 }
 
-function recoverJobs(deps: IntakeDeps, workers: ChannelWorkers) {
-  const { journal, seen, clock, log } = deps;
-  const counts = { queued: 0, interrupted: 0, givenUp: 0 };
-  for (const j of journal.unfinished()) {
-    const envelope = parseEnvelope(j.envelope);
-    if (j.runs >= MAX_RUNS || envelope === null) {
-      counts.givenUp += 1;
-      log.error(
-        { delivery_id: j.deliveryId, channel_id: j.channelId, runs: j.runs },
-        envelope === null
-          ? "journaled envelope unreadable; given up (its message stays unread at the service)"
-          : `${j.runs} runs interrupted; given up (its message stays unread at the service)`,
-      );
-      journal.markFinished(j.deliveryId, clock.now(), "given-up");
-      continue;
-    }
-    counts.queued += 1;
-    if (j.runs > 0) counts.interrupted += 1;
-    seen.add(j.deliveryId);
-    workers.submit({
-      deliveryId: j.deliveryId,
-      envelope,
-      receivedAt: j.receivedAt,
-      recovered: { earlierRuns: j.runs },
-    });
-  }
-  return counts;
-}
-
 export type Intake = ReturnType<typeof createIntake>;
-
-function parseEnvelope(json: string): Envelope | null {
-  try {
-    return JSON.parse(json) as Envelope;
-  } catch {
-    return null;
-  }
-}

@@ -6,6 +6,7 @@
  * share one key (the connector's `changeKey`); a reaction's echo maps to nothing: one event either way.
  */
 import { type ConnectorRegistry, sourceOfChannel } from "../connectors/connector.ts";
+import { isReactionEmoji } from "../core/emoji.ts";
 import { AppError } from "../core/errors.ts";
 import type { IdFactory } from "../core/ids.ts";
 import { formatTimestamp } from "../core/time.ts";
@@ -22,14 +23,6 @@ export interface ActionDeps {
   ingest: Ingest;
   ids: IdFactory;
   now: () => number;
-}
-
-const UNICODE_EMOJI = /^(?:\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v;
-const CUSTOM_EMOJI = /^<a?:\w{2,32}:\d{1,20}>$/;
-
-/** A Unicode emoji, or Discord's `<:name:id>` / `<a:name:id>`. */
-export function isReactionEmoji(emoji: string): boolean {
-  return UNICODE_EMOJI.test(emoji) || CUSTOM_EMOJI.test(emoji);
 }
 
 /** The message if agents can see it (allowed or outbound), else 404. */

@@ -1,9 +1,10 @@
 /**
  * A fake agent program for the receiver's tests, used as GW_RECEIVER_AGENT_BIN through a wrapper
- * (fakeAgentProgram) that passes a record file first. It appends JSON lines to that file: `start`
+ * (fakeAgentProgram) that passes a record file first. It reads one envelope, or a JSON array of them (a
+ * batched run), after the preamble. It appends JSON lines to that file: `start`
  * (argv as the receiver built it, environment, stdin, working directory, pid, parent pid (the receiver)
  * and process group, the MCP config file and its mode), `grandchild` (pid), `tools` (what the gw tools
- * answered) and `end`. What it does comes from the message text on stdin, words separated by spaces:
+ * answered) and `end`. What it does comes from the message texts on stdin, words separated by spaces:
  *   sleep=<ms>    wait before ending          exit=<code>   end with that code
  *   grandchild    start a child that ignores SIGTERM and sleeps, then wait
  *   hang-once     as grandchild, unless the preamble says an earlier run was interrupted: then end
@@ -20,13 +21,14 @@ const now = () => performance.timeOrigin + performance.now();
 const write = (event: string, data: Record<string, unknown> = {}) =>
   appendFileSync(record, `${JSON.stringify({ event, t: now(), pid: process.pid, ...data })}\n`);
 
+type Envelope = { id: string; channel_id: string; text: string };
 const stdin = await Bun.stdin.text();
-const envelope = JSON.parse(stdin.slice(stdin.indexOf("{"))) as {
-  id: string;
-  channel_id: string;
-  text: string;
-};
-const words = envelope.text.split(/\s+/);
+// The body starts at the first line opening an object (one envelope) or an array (a batch of them).
+const bodyAt = stdin.search(/^[[{]/m);
+const body = JSON.parse(stdin.slice(bodyAt)) as Envelope | Envelope[];
+const envelopes = Array.isArray(body) ? body : [body];
+const envelope = envelopes[0] as Envelope;
+const words = envelopes.flatMap((e) => e.text.split(/\s+/));
 const arg = (name: string) => words.find((w) => w.startsWith(`${name}=`))?.slice(name.length + 1);
 const configPath = argv[argv.indexOf("--mcp-config") + 1] as string;
 const stat = readFileSync("/proc/self/stat", "utf8");
@@ -41,7 +43,7 @@ write("start", {
   mcpConfigMode: statSync(configPath).mode & 0o777,
 });
 
-const rerun = stdin.slice(0, stdin.indexOf("{")).includes("interrupted");
+const rerun = stdin.slice(0, bodyAt).includes("interrupted");
 const hang = words.includes("grandchild") || (words.includes("hang-once") && !rerun);
 if (words.includes("ignore-term")) process.on("SIGTERM", () => write("ignored-term"));
 if (hang) {

@@ -78,6 +78,9 @@ describe("defaults", () => {
       receiverSeenCapacity: 10000,
       receiverDbPath: "/home/ann/.local/share/gw/receiver.db",
       receiverQueueMax: 1000,
+      receiverAckEmoji: null,
+      receiverBatchMs: 0,
+      receiverCommands: false,
       serviceManager: "systemd",
     });
   });
@@ -323,6 +326,49 @@ describe("GW_RECEIVER_AGENT_ARGS", () => {
     expect(formatProblems(found)).toStartWith(
       `configuration error: GW_RECEIVER_AGENT_ARGS=${JSON.stringify(raw)}`,
     );
+  });
+});
+
+describe("GW_RECEIVER_ACK_EMOJI, GW_RECEIVER_BATCH_MS and GW_RECEIVER_COMMANDS", () => {
+  test("the emoji: one Unicode emoji or Discord's <:name:id> / <a:name:id>, trimmed; anything else refused", () => {
+    for (const emoji of ["👀", "✅", "👍🏽", "🏳️‍🌈", "<:party_blob:1300000000000000001>", "<a:dance:12>"])
+      expect(ok({ ...TOKEN, GW_RECEIVER_ACK_EMOJI: ` ${emoji} ` }).receiverAckEmoji).toBe(emoji);
+    for (const bad of ["eyes", ":eyes:", "👀👀", "<:x:1>", "<:name:id>", `<:${"n".repeat(40)}:1>`, "a👀"])
+      expect(problems({ GW_RECEIVER_ACK_EMOJI: bad })[0]).toMatchObject({
+        variable: "GW_RECEIVER_ACK_EMOJI",
+        problem: expect.stringContaining("is not one emoji"),
+        fix: expect.stringContaining("<:name:id>"),
+      });
+    expect(problems({ GW_RECEIVER_ACK_EMOJI: "👀".repeat(40) })[0]).toMatchObject({
+      variable: "GW_RECEIVER_ACK_EMOJI",
+      problem: expect.stringContaining("is longer than 64 characters"),
+    });
+  });
+
+  test("the batch window: whole milliseconds from 0 to 60000", () => {
+    expect(ok({ ...TOKEN, GW_RECEIVER_BATCH_MS: "0" }).receiverBatchMs).toBe(0);
+    expect(ok({ ...TOKEN, GW_RECEIVER_BATCH_MS: " 1500 " }).receiverBatchMs).toBe(1500);
+    expect(ok({ ...TOKEN, GW_RECEIVER_BATCH_MS: "60000" }).receiverBatchMs).toBe(60_000);
+    for (const [bad, problem] of [
+      ["-1", "out of range"],
+      ["60001", "out of range"],
+      ["1.5", "not a whole number"],
+      ["2s", "not a whole number"],
+    ] as const)
+      expect(problems({ GW_RECEIVER_BATCH_MS: bad })[0]).toMatchObject({
+        variable: "GW_RECEIVER_BATCH_MS",
+        problem: expect.stringContaining(problem),
+        fix: "use a whole number from 0 to 60000",
+      });
+  });
+
+  test("the commands flag: 0 or 1", () => {
+    expect(ok({ ...TOKEN, GW_RECEIVER_COMMANDS: "1" }).receiverCommands).toBe(true);
+    expect(ok({ ...TOKEN, GW_RECEIVER_COMMANDS: "0" }).receiverCommands).toBe(false);
+    expect(problems({ GW_RECEIVER_COMMANDS: "on" })[0]).toMatchObject({
+      variable: "GW_RECEIVER_COMMANDS",
+      problem: expect.stringContaining("is not 0 or 1"),
+    });
   });
 });
 
