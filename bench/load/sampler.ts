@@ -5,11 +5,21 @@
  * and the CPU of each process before and after the load.
  */
 import { statSync } from "node:fs";
+import type { Child } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { machineBusyMs } from "../lib/machine.ts";
 import { procCpuMs, sampleProc } from "../lib/proc.ts";
-import type { Attempt } from "./run.ts";
+import type { Sink } from "../lib/sink.ts";
 import { MiB, r1, r2 } from "./settings.ts";
+
+/** What the sampler reads of an attempt (run.ts's Attempt has it): its processes and gw's database. */
+export interface Sampled {
+  gwPid: number;
+  dbPath: string;
+  agents: Child;
+  writer: Child;
+  sink: Sink;
+}
 
 /** gw.db-wal's size, 0 when it does not exist. */
 export function walBytes(dbPath: string): number {
@@ -32,7 +42,7 @@ export interface Sample {
 }
 
 /** CPU of every process of the attempt and of this script (since `since`, when given), and of the machine. */
-export function cpuSnapshot(a: Attempt, since?: NodeJS.CpuUsage) {
+export function cpuSnapshot(a: Sampled, since?: NodeJS.CpuUsage) {
   return {
     gw: procCpuMs(a.gwPid),
     agents: procCpuMs(a.agents.proc.pid),
@@ -48,7 +58,7 @@ export type CpuSnapshot = ReturnType<typeof cpuSnapshot>;
 
 /** Once a second from t0 to the end: gw's RSS, the WAL, the sink's count, gw's and the other processes' CPU. */
 export async function sampleEverySecond(
-  a: Attempt,
+  a: Sampled,
   t0: number,
   tEnd: number,
   samples: Sample[],

@@ -14,6 +14,7 @@ import {
 import { type UnreadFilter, unreadCandidatesSql } from "../../src/store/reads.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
 import { percentile } from "../lib/stats.ts";
+import type { Seeded } from "./seeded.ts";
 import {
   elapsed,
   ITERS,
@@ -26,7 +27,6 @@ import {
   WARMUP,
   WHAT_IF,
 } from "./settings.ts";
-import type { Seeded } from "./store.ts";
 
 export interface Result {
   name: string;

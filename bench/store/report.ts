@@ -6,8 +6,8 @@
 import { cpus } from "node:os";
 import { report, type SummaryRow, textTable } from "../lib/report.ts";
 import type { Measured, Result } from "./measure.ts";
+import type { Seeded } from "./seeded.ts";
 import { elapsed, INGEST_ROWS, ITERS, ROWS, UNREAD_A, WARMUP } from "./settings.ts";
-import type { Seeded } from "./store.ts";
 
 function fmt(n: number): string {
   if (!Number.isFinite(n)) return "-";

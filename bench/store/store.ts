@@ -17,39 +17,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/store.ts";
 import { measureStore } from "./measure.ts";
-import { seedAgents } from "./reads.ts";
 import { reportStore } from "./report.ts";
-import { seedMessages } from "./seed.ts";
-import { elapsed, ROWS } from "./settings.ts";
-
-export type Seeded = ReturnType<typeof seedStore>;
-
-/**
- * Seeds the database at `path` on one connection (a 256 MiB page cache while seeding only), then
- * closes it (the measure reopens it as gw opens it).
- */
-function seedStore(path: string) {
-  const store = openStore(path);
-  store.db.run("PRAGMA cache_size = -262144");
-  const tSeed = performance.now();
-  const s = seedMessages(store);
-  process.stderr.write(`  messages: ingest ${s.ingestMs} ms, insert ${s.insertMs} ms\n`);
-  const agents = seedAgents(store, s);
-  const seedMs = elapsed(tSeed);
-  process.stderr.write(`  read marks: ${agents.readsMs} ms\n`);
-  store.close();
-  return {
-    channels: s.world.channels,
-    allIds: s.allIds,
-    messageTs: s.messageTs,
-    ingestMs: s.ingestMs,
-    insertMs: s.insertMs,
-    ...agents,
-    seedMs,
-  };
-}
+import { seedStore } from "./seeded.ts";
+import { ROWS } from "./settings.ts";
 
 function run(path: string): void {
   const tTotal = performance.now();
