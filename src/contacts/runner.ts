@@ -72,6 +72,40 @@ interface Shown {
 const problemOf = (s: Shown): string | null =>
   [s.folderProblem, ...[...s.failed.values()].map((f) => f.problem)].filter(Boolean).join("; ") || null;
 
+/**
+ * Reads what changed since `shown` (`retry`: also the files that failed, though unchanged: a poll) and
+ * builds the book again if any file's cards changed. Touches nothing: the caller swaps `next` in.
+ */
+function* readChanges(
+  dir: string,
+  shown: Shown,
+  retry: boolean,
+  build: Parameters<typeof buildContactBookSteps>[1],
+): Steps<{ next: Shown; changed: boolean }> {
+  const found = findAddressBooks(dir);
+  const held = new Map([...shown.held].filter(([path]) => found.files.includes(path)));
+  const failed = new Map([...shown.failed].filter(([path]) => found.files.includes(path)));
+  let changed = held.size !== shown.held.size;
+  for (const path of found.files) {
+    const stamp = stampOf(path);
+    if (held.get(path)?.stamp === stamp) continue;
+    if (!retry && failed.get(path)?.stamp === stamp) continue;
+    const r = yield* readAddressBookSteps(path);
+    if (r.ok) {
+      held.set(path, { stamp, rows: r.rows });
+      failed.delete(path);
+      changed = true;
+    } else failed.set(path, { stamp, problem: r.problem });
+  }
+  const book = changed
+    ? yield* buildContactBookSteps(
+        [...held.values()].flatMap((h) => h.rows),
+        build,
+      )
+    : shown.book;
+  return { next: { book, held, failed, folderProblem: found.problem }, changed };
+}
+
 export function createContacts(o: ContactsOptions): Contacts {
   const log = o.log.child({ component: "contacts" });
   const defaultRegion = bookRegion(o);
@@ -90,40 +124,11 @@ export function createContacts(o: ContactsOptions): Contacts {
   });
   const watch = createFolderWatch(() => notified(), log);
 
-  /** Reads what changed; `retry`: also the files that failed, though unchanged (a poll). */
-  function* checkSteps(retry: boolean): Steps<() => boolean> {
-    const found = findAddressBooks(o.dir);
-    const held = new Map([...shown.held].filter(([path]) => found.files.includes(path)));
-    const failed = new Map([...shown.failed].filter(([path]) => found.files.includes(path)));
-    let changed = held.size !== shown.held.size;
-    for (const path of found.files) {
-      const stamp = stampOf(path);
-      if (held.get(path)?.stamp === stamp) continue;
-      if (!retry && failed.get(path)?.stamp === stamp) continue;
-      const r = yield* readAddressBookSteps(path);
-      if (r.ok) {
-        held.set(path, { stamp, rows: r.rows });
-        failed.delete(path);
-        changed = true;
-      } else failed.set(path, { stamp, problem: r.problem });
-    }
-    const book = changed
-      ? yield* buildContactBookSteps(
-          [...held.values()].flatMap((h) => h.rows),
-          { defaultRegion, phoneKeys },
-        )
-      : shown.book;
-    return () => {
-      shown = { book, held, failed, folderProblem: found.problem };
-      return changed;
-    };
-  }
-
   async function checkOnce(retry: boolean, mine: number): Promise<void> {
     const stats: SliceStats = { slices: 0, longestMs: 0 };
     const t0 = now();
     try {
-      const swap = await runSliced(checkSteps(retry), {
+      const r = await runSliced(readChanges(o.dir, shown, retry, { defaultRegion, phoneKeys }), {
         sliceMs: o.sliceMs ?? SLICE_MS,
         now,
         pause: pauseForLoop,
@@ -131,7 +136,8 @@ export function createContacts(o: ContactsOptions): Contacts {
         stats,
       });
       if (life !== mine) return;
-      if (swap()) {
+      shown = r.next;
+      if (r.changed) {
         const read = { files: shown.held.size, cards: shown.book.cards, ms: Math.round(now() - t0) };
         log.info({ ...read, slices: stats.slices, longest_slice_ms: stats.longestMs }, "contacts read");
       }
