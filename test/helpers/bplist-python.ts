@@ -31,7 +31,10 @@
  * for name, v in [("unsent", unsent), ("edited", edited), ("two_part", two_part), ("zoo", zoo), ("wide", wide)]:
  *     print(name, B(v))
  * print("date_seconds", repr((datetime.datetime(2022, 11, 18, 12, 34, 56, 500000) - datetime.datetime(2001, 1, 1)).total_seconds()))
+ *
+ * `factShapes` gives the same three values to our writer and readers, with each `t` made by the caller.
  */
+import type { PlistInput } from "../../src/demo/bplist-writer.ts";
 
 export const PYTHON_BPLIST = {
   unsent:
@@ -103,5 +106,40 @@ export const PYTHON_BPLIST = {
 
 /** `date_seconds` printed by the script: the zoo's `date` as seconds since 2001-01-01 UTC. */
 export const ZOO_DATE_SECONDS = 690467696.5;
+
+/**
+ * The script's `unsent`, `edited` and `two_part` (the fact shapes of issue 30, as Messages writes them),
+ * each `t` made by `text`: UTF-8 bytes to match the hex above, a typedstream body for the summary reader.
+ */
+export function factShapes(text: (s: string) => Uint8Array) {
+  const unsent: PlistInput = { amc: 0, ust: true, otr: { "0": { lo: 0, le: 13 } }, rp: [0] };
+  const edited: PlistInput = {
+    amc: 0,
+    ust: true,
+    ep: [0],
+    otr: { "0": { lo: 0, le: 15 } },
+    ec: {
+      "0": [
+        { t: text("First version"), d: 690513474.2725511 },
+        { t: text("Second"), d: 690513480.4685576 },
+        { t: text("Third"), d: 690513485.25 },
+        { t: text("Final version!!"), d: 690513494.0120859 },
+      ],
+    },
+  };
+  const twoPart: PlistInput = {
+    ec: {
+      "1": [
+        { d: 690513474.5, t: text("original") },
+        { bcg: "292BF9C6-0000-4000-8000-000000000000", d: 690513480.75, t: text("edited text") },
+      ],
+    },
+    otr: { "0": { lo: 0, le: 1 }, "1": { lo: 1, le: 11 } },
+    euh: ["+15555550100"],
+    ep: [1],
+    ust: true,
+  };
+  return { unsent, edited, twoPart };
+}
 
 export const fromHex = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, "hex"));

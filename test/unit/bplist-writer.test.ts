@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { readBinaryPlist } from "../../src/connectors/device-messenger/bplist.ts";
 import { type PlistInput, writeBinaryPlist } from "../../src/demo/bplist-writer.ts";
-import { fromHex, PYTHON_BPLIST } from "../helpers/bplist-python.ts";
+import { factShapes, fromHex, PYTHON_BPLIST } from "../helpers/bplist-python.ts";
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
@@ -20,33 +20,7 @@ function expected(v: PlistInput): unknown {
 }
 
 // The fact shapes of issue 30, as Messages writes them (t: typedstream bytes stand in as UTF-8 here).
-const UNSENT: PlistInput = { amc: 0, ust: true, otr: { "0": { lo: 0, le: 13 } }, rp: [0] };
-const EDITED: PlistInput = {
-  amc: 0,
-  ust: true,
-  ep: [0],
-  otr: { "0": { lo: 0, le: 15 } },
-  ec: {
-    "0": [
-      { t: utf8("First version"), d: 690513474.2725511 },
-      { t: utf8("Second"), d: 690513480.4685576 },
-      { t: utf8("Third"), d: 690513485.25 },
-      { t: utf8("Final version!!"), d: 690513494.0120859 },
-    ],
-  },
-};
-const TWO_PART: PlistInput = {
-  ec: {
-    "1": [
-      { d: 690513474.5, t: utf8("original") },
-      { bcg: "292BF9C6-0000-4000-8000-000000000000", d: 690513480.75, t: utf8("edited text") },
-    ],
-  },
-  otr: { "0": { lo: 0, le: 1 }, "1": { lo: 1, le: 11 } },
-  euh: ["+15555550100"],
-  ep: [1],
-  ust: true,
-};
+const { unsent: UNSENT, edited: EDITED, twoPart: TWO_PART } = factShapes(utf8);
 const WIDE = Array.from({ length: 260 }, (_, i) => i);
 
 describe("bytes equal Python plistlib's for the same value", () => {

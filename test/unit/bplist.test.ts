@@ -2,12 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { mulberry32 } from "../../bench/lib/stats.ts";
 import { PLIST_MAX_DEPTH, readBinaryPlist } from "../../src/connectors/device-messenger/bplist.ts";
 import { writeBinaryPlist } from "../../src/demo/bplist-writer.ts";
-import { fromHex, PYTHON_BPLIST, ZOO_DATE_SECONDS } from "../helpers/bplist-python.ts";
+import { factShapes, fromHex, PYTHON_BPLIST, ZOO_DATE_SECONDS } from "../helpers/bplist-python.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // helpers
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+/** The values the Python script wrote (its `t` blobs are UTF-8). */
+const SHAPES = factShapes(utf8);
 
 function beBytes(v: number | bigint, size: number): number[] {
   const out: number[] = [];
@@ -59,44 +61,15 @@ const ascii = (s: string): number[] => [0x50 | s.length, ...[...s].map((c) => c.
 
 describe("plists written by Python's plistlib", () => {
   test("the unsent shape", () => {
-    expect(readBinaryPlist(fromHex(PYTHON_BPLIST.unsent))).toEqual({
-      amc: 0,
-      ust: true,
-      otr: { "0": { lo: 0, le: 13 } },
-      rp: [0],
-    });
+    expect(readBinaryPlist(fromHex(PYTHON_BPLIST.unsent))).toEqual(SHAPES.unsent);
   });
 
   test("the edited shape: ec history with data and reals", () => {
-    expect(readBinaryPlist(fromHex(PYTHON_BPLIST.edited))).toEqual({
-      amc: 0,
-      ust: true,
-      ep: [0],
-      otr: { "0": { lo: 0, le: 15 } },
-      ec: {
-        "0": [
-          { t: utf8("First version"), d: 690513474.2725511 },
-          { t: utf8("Second"), d: 690513480.4685576 },
-          { t: utf8("Third"), d: 690513485.25 },
-          { t: utf8("Final version!!"), d: 690513494.0120859 },
-        ],
-      },
-    });
+    expect(readBinaryPlist(fromHex(PYTHON_BPLIST.edited))).toEqual(SHAPES.edited);
   });
 
   test("the two-part shape with bcg and euh", () => {
-    expect(readBinaryPlist(fromHex(PYTHON_BPLIST.twoPart))).toEqual({
-      ec: {
-        "1": [
-          { d: 690513474.5, t: utf8("original") },
-          { bcg: "292BF9C6-0000-4000-8000-000000000000", d: 690513480.75, t: utf8("edited text") },
-        ],
-      },
-      otr: { "0": { lo: 0, le: 1 }, "1": { lo: 1, le: 11 } },
-      euh: ["+15555550100"],
-      ep: [1],
-      ust: true,
-    });
+    expect(readBinaryPlist(fromHex(PYTHON_BPLIST.twoPart))).toEqual(SHAPES.twoPart);
   });
 
   test("every type plistlib writes: null, bools, int sizes, reals, date, data, strings, UIDs, nesting", () => {

@@ -13,7 +13,7 @@ import {
 } from "../../src/connectors/device-messenger/typedstream.ts";
 import { formatTimestamp } from "../../src/core/time.ts";
 import { type PlistInput, writeBinaryPlist } from "../../src/demo/bplist-writer.ts";
-import { fromHex, PYTHON_BPLIST } from "../helpers/bplist-python.ts";
+import { factShapes, fromHex, PYTHON_BPLIST } from "../helpers/bplist-python.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // helpers
@@ -30,33 +30,8 @@ const must = (v: PlistInput): SummaryInfo => {
 const utf8Text = (t: Uint8Array): string | null => new TextDecoder().decode(t);
 const APPLE_EPOCH_MS = 978_307_200_000;
 
-const UNSENT: PlistInput = { amc: 0, ust: true, otr: { "0": { lo: 0, le: 13 } }, rp: [0] };
-const EDITED: PlistInput = {
-  amc: 0,
-  ust: true,
-  ep: [0],
-  otr: { "0": { lo: 0, le: 15 } },
-  ec: {
-    "0": [
-      { t: body("First version"), d: 690513474.2725511 },
-      { t: body("Second"), d: 690513480.4685576 },
-      { t: body("Third"), d: 690513485.25 },
-      { t: body("Final version!!"), d: 690513494.0120859 },
-    ],
-  },
-};
-const TWO_PART: PlistInput = {
-  ec: {
-    "1": [
-      { d: 690513474.5, t: body("original") },
-      { bcg: "292BF9C6-0000-4000-8000-000000000000", d: 690513480.75, t: body("edited text") },
-    ],
-  },
-  otr: { "0": { lo: 0, le: 1 }, "1": { lo: 1, le: 11 } },
-  euh: ["+15555550100"],
-  ep: [1],
-  ust: true,
-};
+// The fact shapes of issue 30, their `t` blobs typedstream bodies as Messages writes them.
+const { unsent: UNSENT, edited: EDITED, twoPart: TWO_PART } = factShapes(body);
 
 // ---------------------------------------------------------------------------------------------------
 // the fact shapes
