@@ -114,13 +114,24 @@ export function createChannelWorkers(deps: ChannelWorkerDeps) {
   return {
     /** Queues a job behind its channel's earlier ones; false once stopping. */
     submit(job: Job): boolean {
+      return this.submitAll([job]);
+    },
+    /**
+     * Queues jobs in order behind their channels' earlier ones, all before any run starts (so a batch taken
+     * back from the journal is whole when its run begins); false once stopping.
+     */
+    submitAll(jobs: readonly Job[]): boolean {
       if (stopping) return false;
-      const channelId = job.envelope.channel_id;
-      const w = worker(channelId);
-      w.queue.push(job);
-      // Without a batch window the run starts right away, so it begins before the 204 is written (the
+      const touched = new Map<string, Worker>();
+      for (const job of jobs) {
+        const channelId = job.envelope.channel_id;
+        const w = touched.get(channelId) ?? worker(channelId);
+        touched.set(channelId, w);
+        w.queue.push(job);
+      }
+      // Without a batch window a run starts right away, so it begins before the 204 is written (the
       // 204 never waits for it).
-      pump(channelId, w);
+      for (const [channelId, w] of touched) pump(channelId, w);
       return true;
     },
     /** Jobs of the channel waiting behind its running one (or for their batch window). */

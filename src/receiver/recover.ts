@@ -9,7 +9,7 @@
 import type { Envelope } from "../core/envelope.ts";
 import type { Clock, Logger } from "../core/ports.ts";
 import type { JournalJob, ReceiverJournal } from "../store/receiver-journal.ts";
-import type { ChannelWorkers } from "./channel-workers.ts";
+import type { ChannelWorkers, Job } from "./channel-workers.ts";
 import type { Reactor } from "./reactions.ts";
 import type { SeenSet } from "./seen-set.ts";
 
@@ -29,6 +29,7 @@ export interface RecoverDeps {
 export function recoverJobs(deps: RecoverDeps) {
   const { journal, seen, clock, log } = deps;
   const counts = { queued: 0, interrupted: 0, givenUp: 0 };
+  const jobs: Job[] = [];
   for (const j of journal.unfinished()) {
     const envelope = parseEnvelope(j.envelope);
     if (j.runs >= MAX_RUNS || envelope === null) {
@@ -48,7 +49,7 @@ export function recoverJobs(deps: RecoverDeps) {
     if (j.runs > 0) counts.interrupted += 1;
     seen.add(j.deliveryId);
     holdReaction(deps, j, envelope);
-    deps.workers.submit({
+    jobs.push({
       deliveryId: j.deliveryId,
       envelope,
       receivedAt: j.receivedAt,
@@ -56,6 +57,7 @@ export function recoverJobs(deps: RecoverDeps) {
       ...(j.batch === undefined ? {} : { batch: j.batch }),
     });
   }
+  deps.workers.submitAll(jobs);
   for (const s of journal.standingReactions())
     deps.reactor?.release(s.deliveryId, { messageId: s.messageId, emoji: s.reaction });
   return counts;
