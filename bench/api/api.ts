@@ -19,7 +19,7 @@
  *    messages (BENCH_GROWTH=0 skips the large one), and prints the large/small ratio.
  * Prints a table, then one JSON line; progress goes to stderr. Method and figures: bench/README.md.
  * Parts: settings.ts, seed.ts (1), servers.ts and runs.ts (2, 3), growth.ts (4),
- * report.ts; the children are server.ts and load/load.ts.
+ * report.ts; the children are server.ts and load.ts.
  *
  * Environment: BENCH_ROWS (100000), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_DURATION_S (20),
  * BENCH_WARMUP_S (3), BENCH_ROUNDS (2), BENCH_LOADGEN (wrk|bun, default wrk when installed),
@@ -32,11 +32,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { children } from "../lib/http-server.ts";
 import { growthPhase } from "./growth.ts";
 import { reportApi } from "./report.ts";
 import { loadAll } from "./runs.ts";
 import { buildWorld, seedDb } from "./seed.ts";
-import { checkSameAnswers, children } from "./servers.ts";
+import { checkSameAnswers } from "./servers.ts";
 import { progress, ROWS } from "./settings.ts";
 
 async function run(dir: string): Promise<void> {

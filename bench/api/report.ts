@@ -6,6 +6,7 @@
 import { cpus } from "node:os";
 import { openStore } from "../../src/store/store.ts";
 import { report, type SummaryRow, textTable } from "../lib/report.ts";
+import { PATH } from "../lib/settings.ts";
 import type { Growth } from "./growth.ts";
 import type { Mix, RunResult, Summary } from "./runs.ts";
 import type { Seeded } from "./seed.ts";
@@ -21,7 +22,6 @@ import {
   GROWTH_SMALL,
   LIGHT,
   LOADGEN,
-  PATH,
   ROUNDS,
   ROWS,
   round1,

@@ -7,9 +7,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { children, stopServer } from "../lib/http-server.ts";
 import { machineProcessMs, waitQuiet } from "../lib/machine.ts";
 import { procCpuMs } from "../lib/proc.ts";
-import { children, startServer, stopServer, type Target } from "./servers.ts";
+import { PATH, TOKEN } from "../lib/settings.ts";
+import { startTarget, type Target } from "./servers.ts";
 import {
   AGENTS,
   CONNECTIONS,
@@ -18,12 +20,10 @@ import {
   LIGHT,
   LOADGEN,
   MAX_OTHER,
-  PATH,
   progress,
   QUIET_WAIT_S,
   ROUNDS,
   THREADS,
-  TOKEN,
   WARMUP_S,
   WRK,
 } from "./settings.ts";
@@ -106,7 +106,7 @@ export async function runLoad(port: number, seconds: number, mix: Mix): Promise<
         ])
       : [
           process.execPath,
-          join(import.meta.dir, "load/load.ts"),
+          join(import.meta.dir, "load.ts"),
           JSON.stringify({ url, connections: CONNECTIONS, seconds, token: TOKEN, agents: mix.agents }),
         ];
   const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -168,7 +168,7 @@ export async function loadRun(
   round: number,
 ): Promise<RunResult> {
   await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
-  const server = await startServer(target, dir, baseUrl);
+  const server = await startTarget(target, dir, baseUrl);
   if (WARMUP_S > 0) await runLoad(server.port, WARMUP_S, mix);
   const busy0 = machineProcessMs();
   const cpu0 = procCpuMs(server.proc.pid)?.self ?? null;

@@ -10,9 +10,10 @@ import type { AllowlistStatus, Direction, Source } from "../../src/core/envelope
 import { createIdFactory, type IdFactory } from "../../src/core/ids.ts";
 import type { MessageRow } from "../../src/store/messages.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
+import { SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 import { allowlistToml, type Channel, type Person, storeCast, storeChannels, WORDS } from "../lib/world.ts";
-import { CHANNELS, CHUNK, SEED, SPAN_MS, START_MS } from "./settings.ts";
+import { CHANNELS, CHUNK, SPAN_MS, START_MS } from "./settings.ts";
 
 /** Channels, people and the allowlist: the same for every database of a run. */
 export function buildWorld() {

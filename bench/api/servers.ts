@@ -1,81 +1,19 @@
 /**
- * bench/api/api.ts's servers: bench/api/server.ts in a child process, `gateway` (built as `gw serve` builds
- * it), `raw` (a bare Bun.serve doing the same store calls) or `bare` (Bun.serve and plain SQL on a
- * plain copy, bare.ts), one at a time on a free port; and the check that all three give the same
- * JSON to every agent before any load. `children` holds every process
- * still running, so the benchmark's cleanup can kill them.
+ * bench/api/api.ts's servers: `gateway` (lib/gw-server.ts, gw built as `gw serve` builds it), `raw` (a
+ * bare Bun.serve doing the same store calls) or `bare` (Bun.serve and plain SQL on a plain copy,
+ * bare.ts), the last two from server.ts, one at a time on a free port (lib/http-server.ts); and the
+ * check that all three give the same JSON to every agent before any load.
  */
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { freePort } from "../../test/helpers/process.ts";
-import { AGENTS, PATH, progress, TOKEN } from "./settings.ts";
+import { GW_SERVER, type Server, startServer, stopServer } from "../lib/http-server.ts";
+import { TOKEN } from "../lib/settings.ts";
+import { AGENTS, PATH, progress } from "./settings.ts";
 
 export type Target = "gateway" | "raw" | "bare";
 
-interface Server {
-  proc: Subprocess<"ignore", "pipe", "pipe">;
-  port: number;
-  stderr: () => string;
-}
-
-/** Every child process still running (servers and load generators), for the cleanup. */
-export const children = new Set<Subprocess>();
-
-/**
- * Starts `script <target> <dir> <port>` (bench/api/server.ts unless given: channels/channels.ts serves its raw
- * side from channels/raw.ts) and waits for its ready line.
- */
-export async function startServer(
-  target: Target,
-  dir: string,
-  baseUrl: string,
-  script = "server.ts",
-): Promise<Server> {
-  const port = freePort();
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, script), target, dir, String(port)], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: dir,
-      BENCH_TOKEN: TOKEN,
-      BENCH_BASE_URL: baseUrl,
-    },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  children.add(proc);
-  let err = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) err += decoder.decode(chunk, { stream: true });
-  })();
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let out = "";
-  // One timer for the whole wait, cleared once ready: a pending sleep would keep this process alive.
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), 30_000);
-  });
-  try {
-    while (!out.includes("ready ")) {
-      const chunk = await Promise.race([reader.read(), timeout]);
-      if (chunk === null || chunk.done) throw new Error(`${target} server did not start:\n${out}${err}`);
-      out += decoder.decode(chunk.value, { stream: true });
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-  reader.releaseLock();
-  return { proc, port, stderr: () => err };
-}
-
-export async function stopServer(s: Server): Promise<void> {
-  s.proc.kill("SIGTERM");
-  const code = await s.proc.exited;
-  children.delete(s.proc);
-  if (code !== 0) throw new Error(`server exited with ${code}:\n${s.stderr()}`);
-}
+/** Starts the server of `target` on `dir`; the baselines write attachment URLs with `baseUrl`. */
+export const startTarget = (target: Target, dir: string, baseUrl: string): Promise<Server> =>
+  startServer(target === "gateway" ? GW_SERVER : join(import.meta.dir, "server.ts"), target, dir, baseUrl);
 
 async function getUnread(port: number, agent: string): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${port}${PATH}`, {
@@ -94,7 +32,7 @@ async function getUnread(port: number, agent: string): Promise<unknown> {
 export async function checkSameAnswers(dir: string) {
   const gatewayAnswers = new Map<string, unknown>();
   const rowsPerAgent: Record<string, number> = {};
-  const gw = await startServer("gateway", dir, "");
+  const gw = await startTarget("gateway", dir, "");
   const gatewayPort = gw.port;
   for (const a of AGENTS) {
     const body = (await getUnread(gw.port, a)) as { messages: unknown[] };
@@ -104,7 +42,7 @@ export async function checkSameAnswers(dir: string) {
   await stopServer(gw);
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   for (const target of ["raw", "bare"] as const) {
-    const server = await startServer(target, dir, baseUrl);
+    const server = await startTarget(target, dir, baseUrl);
     for (const a of AGENTS) {
       if (!Bun.deepEquals(await getUnread(server.port, a), gatewayAnswers.get(a))) {
         throw new Error(`the ${target} and gateway answers differ for ${a}`);

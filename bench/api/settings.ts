@@ -3,7 +3,7 @@
  * /messages/unread?limit=20 with this run's bearer), the agents, and the number formatting its lines
  * share. The load generator is wrk when it is on PATH, else bench/api/load.ts (BENCH_LOADGEN decides).
  */
-import { intEnv } from "../lib/stats.ts";
+import { flagEnv, intEnv, progressLine } from "../lib/settings.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 100_000, 5_000);
 export const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 32, 1);
@@ -11,13 +11,12 @@ export const THREADS = Math.min(CONNECTIONS, intEnv("BENCH_THREADS", 2, 1));
 export const DURATION_S = intEnv("BENCH_DURATION_S", 20, 1);
 export const WARMUP_S = intEnv("BENCH_WARMUP_S", 3, 0);
 export const ROUNDS = intEnv("BENCH_ROUNDS", 2, 1);
-export const GROWTH = intEnv("BENCH_GROWTH", 1, 0) === 1;
+export const GROWTH = flagEnv("BENCH_GROWTH", true);
 /** A second, supplementary mix: agent-0 (nothing read) only, one round. */
-export const LIGHT = intEnv("BENCH_LIGHT", 1, 0) === 1;
+export const LIGHT = flagEnv("BENCH_LIGHT", true);
 export const GROWTH_SMALL = intEnv("BENCH_GROWTH_SMALL", 10_000, 5_000);
 export const GROWTH_LARGE = intEnv("BENCH_GROWTH_LARGE", 1_000_000, 5_000);
 export const GROWTH_ITERS = intEnv("BENCH_GROWTH_ITERS", 1_000, 10);
-export const SEED = intEnv("BENCH_SEED", 1, 0);
 export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 30, 0);
 /** A timed run during which other processes used more than this share of the CPUs is repeated. */
 export const MAX_OTHER = intEnv("BENCH_MAX_OTHER_PCT", 15, 0) / 100;
@@ -33,7 +32,6 @@ if (LOADGEN === "wrk" && !WRK) throw new Error("BENCH_LOADGEN=wrk but wrk is not
 
 export const LIMIT = 20;
 export const PATH = `/messages/unread?limit=${LIMIT}`;
-export const TOKEN = `bench-${crypto.randomUUID()}`;
 export const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
 /** The agents timed by the growth measurement (present in every seeded database). */
 export const GROWTH_AGENTS = ["agent-0", "agent-2", "agent-3"] as const;
@@ -42,7 +40,7 @@ export const START_MS = Date.UTC(2024, 0, 1);
 export const SPAN_MS = 2 * 365 * 86_400_000;
 export const CHUNK = 50_000;
 
-export const progress = (s: string) => process.stderr.write(`${s}\n`);
+export const progress = progressLine("");
 
 export const fmt = (n: number | null | undefined, digits = 2): string => {
   if (n === null || n === undefined || !Number.isFinite(n)) return "-";

@@ -26,9 +26,10 @@
 
 import { type MachineLoad, waitQuiet, withMachineLoad } from "../lib/machine.ts";
 import { startSession } from "../lib/session.ts";
+import { KEEP } from "../lib/settings.ts";
 import { runSamples, type Samples } from "./measure.ts";
 import { reportApproval } from "./report.ts";
-import { KEEP, N, progress, QUIET_S, WARMUP } from "./settings.ts";
+import { N, progress, QUIET_S, WARMUP } from "./settings.ts";
 import { serveWarnings, startWorld } from "./world.ts";
 
 const startedAt = performance.now();

@@ -16,18 +16,8 @@ import { createHash } from "node:crypto";
 import { createApiClient } from "../../src/mcp/api-client.ts";
 import { PERMISSION_REQUEST_METHOD, type PermissionRequest, promptText } from "../../src/mcp/permission.ts";
 import { FRIEND, FRIEND_CHAT } from "../lib/chatdb.ts";
-import {
-  AGENT_ID,
-  gapMs,
-  N,
-  OWNER,
-  progress,
-  random,
-  requestIds,
-  STUCK_MS,
-  TOKEN,
-  WARMUP,
-} from "./settings.ts";
+import { TOKEN } from "../lib/settings.ts";
+import { AGENT_ID, gapMs, N, OWNER, progress, random, requestIds, STUCK_MS, WARMUP } from "./settings.ts";
 import type { World } from "./world.ts";
 
 export type Platform = "discord" | "imessage";

@@ -7,18 +7,10 @@
 
 import type { MachineLoad } from "../lib/machine.ts";
 import { ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
+import { SEED } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 import type { AnswerSample, Platform, PromptSample, Samples } from "./measure.ts";
-import {
-  GAP_MAX_MS,
-  GAP_MIN_MS,
-  N,
-  RATE_LIMIT_ENV,
-  SEED,
-  STUCK_MS,
-  WARMUP,
-  WATCH_POLL_MS,
-} from "./settings.ts";
+import { GAP_MAX_MS, GAP_MIN_MS, N, RATE_LIMIT_ENV, STUCK_MS, WARMUP, WATCH_POLL_MS } from "./settings.ts";
 import type { WatchStats } from "./sightings.ts";
 
 const NAME: Record<Platform, string> = { discord: "Discord", imessage: "iMessage" };

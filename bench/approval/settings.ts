@@ -2,7 +2,8 @@
  * bench/approval/approval.ts's settings (BENCH_ variables, read once at start-up), the run's bearer token, the
  * seeded stream of request ids and gaps, and the stderr progress line.
  */
-import { intEnv, mulberry32 } from "../lib/stats.ts";
+import { intEnv, progressLine, SEED } from "../lib/settings.ts";
+import { mulberry32 } from "../lib/stats.ts";
 
 /** Timed samples: one permission request each (its prompt, then its verdict), plus their baselines. */
 export const N = intEnv("BENCH_APPROVAL_N", 200, 1);
@@ -15,8 +16,6 @@ export const GAP_MAX_MS = intEnv("BENCH_GAP_MAX_MS", 250, GAP_MIN_MS);
 export const STUCK_MS = intEnv("BENCH_STUCK_MS", 10_000, 100);
 /** Longest wait for a quiet machine (under 10 % busy over a second) before the timed samples. */
 export const QUIET_S = intEnv("BENCH_QUIET_S", 60, 0);
-export const SEED = intEnv("BENCH_SEED", 1, 0);
-export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 /** The chat.db watcher's fallback timer while a prompt row is awaited (ms). */
 export const WATCH_POLL_MS = 1;
 /**
@@ -25,10 +24,9 @@ export const WATCH_POLL_MS = 1;
  */
 export const RATE_LIMIT_ENV = { GW_RATE_LIMIT_PER_CHANNEL_RPS: "100000", GW_RATE_LIMIT_BURST: "100000" };
 
-export const TOKEN = `bench-${crypto.randomUUID()}`;
 export const AGENT_ID = "claude-code";
 export const OWNER = "ann";
-export const progress = (s: string) => process.stderr.write(`[approval] ${s}\n`);
+export const progress = progressLine("approval");
 export const random = mulberry32(SEED);
 
 const LETTERS = "abcdefghijkmnopqrstuvwxyz";

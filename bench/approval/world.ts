@@ -27,7 +27,8 @@ import {
 } from "../../test/helpers/process.ts";
 import { chatDbPathIn, FRIEND, FRIEND_CHAT, openBenchChatDb } from "../lib/chatdb.ts";
 import type { Session } from "../lib/session.ts";
-import { AGENT_ID, OWNER, progress, RATE_LIMIT_ENV, TOKEN } from "./settings.ts";
+import { TOKEN } from "../lib/settings.ts";
+import { AGENT_ID, OWNER, progress, RATE_LIMIT_ENV } from "./settings.ts";
 import { type ChatDbWatcher, createSightings, promptId, type Sightings, watchChatDb } from "./sightings.ts";
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin";

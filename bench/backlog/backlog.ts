@@ -35,19 +35,19 @@ import {
 } from "../../test/helpers/process.ts";
 import { now } from "../lib/child-protocol.ts";
 import { report, type SummaryRow } from "../lib/report.ts";
-import { dist, intEnv } from "../lib/stats.ts";
+import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
+import { dist } from "../lib/stats.ts";
 
 const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);
 const STOP_ROWS = intEnv("BENCH_STOP_ROWS", 100_000, 1);
 const PROBE_MS = intEnv("BENCH_PROBE_MS", 10, 0);
-const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 const TARGET = { p99Ms: 50, stopMs: 2_000, perS: 30_000, ratio: 0.8, bareRatio: 0.7, rssMiB: 150 };
 const FRIEND = "+15555550100";
 const STRANGER = "+15555550199";
 const FRIEND_CHAT = `any;-;${FRIEND}`;
 const STRANGER_CHAT = `any;-;${STRANGER}`;
 const GROUP_CHAT = "any;+;chat123456789";
-const progress = (s: string) => process.stderr.write(`[backlog] ${s}\n`);
+const progress = progressLine("backlog");
 const startedAt = performance.now();
 
 const dir = mkdtempSync(join(tmpdir(), "gw-bench-backlog-"));

@@ -13,7 +13,7 @@
  * 2. Reopens it as gw does and checks the read model against the messages: every listed channel's
  *    unread_count equals a direct COUNT for every agent, the list is exactly the channels with a
  *    visible message, newest first (check.ts). A difference fails the run.
- * 3. Serves it from two child processes, gw's app built as `gw serve` builds it (api/server.ts gateway)
+ * 3. Serves it from two child processes, gw's app built as `gw serve` builds it (lib/gw-server.ts)
  *    and a bare Bun.serve (raw.ts), checks they answer alike, and times sequential requests per
  *    case next to store.channelList.page in this process; then parallel connections (http.ts).
  * 4. Copies the database and ingests the same new messages into both: the original as gw opens it, the
@@ -29,13 +29,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../../src/store/store.ts";
 import { type Session, startSession } from "../lib/session.ts";
+import { KEEP } from "../lib/settings.ts";
 import { allowlistToml } from "../lib/world.ts";
 import { ROWS } from "../store/settings.ts";
 import { checkCounts, pagePlans, storeStats } from "./check.ts";
 import { measureHttp } from "./http.ts";
 import { reportChannels } from "./report.ts";
 import { seedChannels } from "./seed.ts";
-import { CHANNELS, KEEP, progress } from "./settings.ts";
+import { CHANNELS, progress } from "./settings.ts";
 import { measureUpkeep } from "./upkeep.ts";
 
 /** Seeds <dir>/data/gw.db on one connection (a 256 MiB page cache while seeding only) and closes it. */

@@ -1,6 +1,6 @@
 /**
  * bench/channels/channels.ts's measurement of GET /channels: gw's app in a child process built as `gw serve`
- * builds it (bench/api/server.ts gateway) and the raw baseline (bench/channels/raw.ts: a bare Bun.serve
+ * builds it (lib/gw-server.ts) and the raw baseline (bench/channels/raw.ts: a bare Bun.serve
  * doing the route's work directly) run side by side on the seeded database; this process is the client
  * (fetch, keep-alive) and, for the in-process baseline, calls store.channelList.page on its own
  * connection. Before any timing both servers must give the same JSON for every case, and that JSON the
@@ -8,11 +8,13 @@
  * REQUESTS timed sequential calls per target in blocks of REQUESTS/2, in the order gw, raw, page, page,
  * raw, gw. Then CONNECTIONS parallel loops on the first case, gw and raw in ABBA halves.
  */
+import { join } from "node:path";
 import type { Store } from "../../src/store/store.ts";
-import { startServer, stopServer } from "../api/servers.ts";
 import { timeAbba, timedLine } from "../lib/http-cases.ts";
+import { startGwServer, startServer, stopServer } from "../lib/http-server.ts";
 import { waitQuiet } from "../lib/machine.ts";
 import type { Session } from "../lib/session.ts";
+import { TOKEN } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 import {
   CASES,
@@ -23,7 +25,6 @@ import {
   progress,
   QUIET_WAIT_S,
   REQUESTS,
-  TOKEN,
   WARMUP,
 } from "./settings.ts";
 
@@ -154,9 +155,9 @@ async function measureConcurrent(ports: Ports, c: Case): Promise<ConcurrentResul
 
 /** Runs both servers on `dir` and measures every case, then the concurrent run; stops the servers. */
 export async function measureHttp(dir: string, session: Session, store: Store) {
-  const gateway = await startServer("gateway", dir, "");
+  const gateway = await startGwServer(dir);
   session.track(gateway.proc);
-  const raw = await startServer("raw", dir, "", "../channels/raw.ts");
+  const raw = await startServer(join(import.meta.dir, "raw.ts"), "raw", dir);
   session.track(raw.proc);
   const ports: Ports = { gw: gateway.port, raw: raw.port };
   try {

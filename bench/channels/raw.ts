@@ -6,7 +6,7 @@
  *
  *   bun run bench/channels/raw.ts raw <work dir> <port>
  *
- * Reads <work dir>/data/gw.db and <work dir>/allowlist.toml (the layout of bench/api/server.ts, which
+ * Reads <work dir>/data/gw.db and <work dir>/allowlist.toml (the layout of lib/gw-server.ts, which
  * serves the gateway side). Prints `ready <port>` once it accepts connections; closes the store on
  * SIGTERM or SIGINT.
  */
@@ -17,14 +17,9 @@ import type { Source } from "../../src/core/envelope.ts";
 import { formatTimestamp } from "../../src/core/time.ts";
 import { channelName } from "../../src/http/routes/channels.ts";
 import { openStore } from "../../src/store/store.ts";
-import { readyUntilSignal, serveGet } from "../lib/child-protocol.ts";
+import { readyUntilSignal, serveGet, serverArgs } from "../lib/child-protocol.ts";
 
-const [mode, dir, portArg] = process.argv.slice(2);
-if (mode !== "raw" || !dir || !portArg) {
-  process.stderr.write("usage: bun run bench/channels/raw.ts raw <work dir> <port>\n");
-  process.exit(2);
-}
-const port = Number(portArg);
+const { dir, port } = serverArgs("bench/channels/raw.ts", ["raw"]);
 const parsed = parseAllowlist(readFileSync(join(dir, "allowlist.toml"), "utf8"));
 if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
 const allowlist = parsed.allowlist;

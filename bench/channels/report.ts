@@ -7,7 +7,8 @@
 
 import { caseTable } from "../lib/http-cases.ts";
 import { plainRow, ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
-import { INGEST_ROWS, ROWS, SEED } from "../store/settings.ts";
+import { SEED } from "../lib/settings.ts";
+import { INGEST_ROWS, ROWS } from "../store/settings.ts";
 import type { CheckResult, pagePlans, storeStats } from "./check.ts";
 import type { CaseResult, ConcurrentResult } from "./http.ts";
 import type { SeededChannels } from "./seed.ts";

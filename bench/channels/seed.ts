@@ -9,9 +9,10 @@
  */
 import type { ChannelName } from "../../src/store/channel-list.ts";
 import type { Store } from "../../src/store/store.ts";
+import { elapsed } from "../lib/settings.ts";
 import { type Channel, type Person, storeChannels, storePeople } from "../lib/world.ts";
 import { seedMessages } from "../store/seed.ts";
-import { elapsed, randInt, rng } from "../store/settings.ts";
+import { randInt, rng } from "../store/settings.ts";
 import { AGENTS, CHANNELS, FULL_READ_MAX, LIGHT, MARK_BATCH, progress, READER, SHAPE } from "./settings.ts";
 
 const CHANNEL_LIST = storeChannels(SHAPE.channels, SHAPE.imessageChannels);

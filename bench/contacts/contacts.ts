@@ -24,7 +24,8 @@ import { ASSET_FLAGS, FLAGS, writeAssets } from "../../scripts/build.ts";
 import { plainRow, ratio, report, type SummaryRow } from "../lib/report.ts";
 import { buildBinary } from "../lib/serve-start.ts";
 import { startSession } from "../lib/session.ts";
-import { dist, intEnv, median, mulberry32, percentile } from "../lib/stats.ts";
+import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
+import { dist, median, mulberry32, percentile, r2 } from "../lib/stats.ts";
 import { type PickupResult, pickupAB } from "./pickup.ts";
 import { type StallResult, stallAB } from "./stall.ts";
 import { type StartupResult, startupAB } from "./startup.ts";
@@ -34,12 +35,11 @@ const CARDS = intEnv("BENCH_CONTACTS_CARDS", 10_000, 1);
 const STARTUP_RUNS = intEnv("BENCH_STARTUP_RUNS", 20, 1);
 const STALL_RUNS = intEnv("BENCH_STALL_RUNS", 10, 1);
 const STALL_WINDOW_MS = intEnv("BENCH_STALL_WINDOW_MS", 1500, 100);
-const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 const PARTS = new Set((process.env.BENCH_CONTACTS_PARTS || "startup,pickup,stall").split(","));
 /** Issue 32 item 5: start-up with the cards within this of start-up without Contacts. */
 const STARTUP_BUDGET_MS = 20;
 const startedAt = performance.now();
-const progress = (s: string) => process.stderr.write(`[contacts] ${s}\n`);
+const progress = progressLine("contacts");
 const session = startSession(progress, KEEP);
 
 /** The 95 % bootstrap interval of median(a) − median(b) (2,000 resamples, seeded). */
@@ -50,8 +50,6 @@ function medianDiffInterval(a: readonly number[], b: readonly number[], seed = 1
   const diffs = Array.from({ length: 2000 }, () => median(pick(a)) - median(pick(b))).sort((x, y) => x - y);
   return [percentile(diffs, 2.5), percentile(diffs, 97.5)];
 }
-
-const r2 = (x: number) => Math.round(x * 100) / 100;
 
 function startupRows(s: StartupResult): SummaryRow[] {
   return [

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import type { Contacts } from "../../src/contacts/runner.ts";
 import { emit, serveCommands } from "../lib/child-protocol.ts";
 import { serveLikeGw, serveSetup } from "../lib/gw-child.ts";
-import { dist } from "../lib/stats.ts";
+import { dist, r2 } from "../lib/stats.ts";
 
 const WINDOW_MS = Number(process.env.BENCH_STALL_WINDOW_MS ?? 1500);
 
@@ -64,7 +64,6 @@ await Bun.sleep(Math.max(0, t0 + WINDOW_MS - performance.now()));
 ticking = false;
 const later = gaps.slice(1);
 const largestAt = later.indexOf(Math.max(...later));
-const r2 = (x: number) => Math.round(x * 100) / 100;
 const total = (k: 0 | 1) => r2(split.slice(1).reduce((a, b) => a + b[k], 0));
 emit({
   window: {

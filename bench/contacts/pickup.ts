@@ -16,8 +16,9 @@ import { chatDbPathIn, FRIEND, FRIEND_CHAT, GW_ALLOWLIST, gwEnvFor, openBenchCha
 import { startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import type { Session } from "../lib/session.ts";
+import { TOKEN } from "../lib/settings.ts";
 import { collect, type FigureResult, settle } from "../pickup/match.ts";
-import { GAP_MAX_MS, GAP_MIN_MS, HERE, POLL_MS, random, SAMPLES, TOKEN, WARMUP } from "../pickup/settings.ts";
+import { GAP_MAX_MS, GAP_MIN_MS, HERE, POLL_MS, random, SAMPLES, WARMUP } from "../pickup/settings.ts";
 import { type Commit, gwWatcher, longPoller, type Watcher } from "../pickup/watchers.ts";
 import { waitContactsRead } from "./world.ts";
 

@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor, openBenchChatDb } from "../lib/chatdb.ts";
 import { Child } from "../lib/child.ts";
 import type { Session } from "../lib/session.ts";
+import { TOKEN } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
-import { TOKEN } from "../pickup/settings.ts";
 
 interface Window {
   ms: number;

@@ -11,9 +11,10 @@ import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
 import { Child } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import type { SummaryRow } from "../lib/report.ts";
+import { PATH } from "../lib/settings.ts";
 import { median } from "../lib/stats.ts";
 import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
-import { CATCHUP_BOUND, CHANNELS, CONCURRENCY, HERE, PATH, PER_CHANNEL, progress, RUNS } from "./settings.ts";
+import { CATCHUP_BOUND, CHANNELS, CONCURRENCY, HERE, PER_CHANNEL, progress, RUNS } from "./settings.ts";
 
 export interface CatchupRun {
   kind: "gw" | "raw" | "gwUnpaced" | "rawUnpaced";

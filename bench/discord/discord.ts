@@ -44,11 +44,12 @@ import { join } from "node:path";
 import { live } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { machine as machineInfo, type SummaryRow } from "../lib/report.ts";
+import { KEEP } from "../lib/settings.ts";
 import { catchupPhase } from "./catchup.ts";
 import { latencyPhase } from "./latency.ts";
 import type { DiscordRun } from "./procs.ts";
 import { type DiscordResults, reportDiscord } from "./report.ts";
-import { KEEP, PHASES, progress } from "./settings.ts";
+import { PHASES, progress } from "./settings.ts";
 
 const run: DiscordRun = { root: mkdtempSync(join(tmpdir(), "gw-bench-discord-")), fakes: new Set() };
 let cleaned = false;

@@ -11,23 +11,19 @@ import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
 import { startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import type { SummaryRow } from "../lib/report.ts";
+import { PATH, SECRET, TOKEN } from "../lib/settings.ts";
 import { Sink, type SinkStats } from "../lib/sink.ts";
-import { type TailDist as Dist, tailDist as dist } from "../lib/stats.ts";
+import { type TailDist as Dist, tailDist as dist, r2, r3 } from "../lib/stats.ts";
 import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
 import {
   AGENT,
   HERE,
-  PATH,
   progress,
   RAW_STORE,
-  r2,
-  r3,
   random,
   SAMPLES,
-  SECRET,
   STEP_MS,
   TARGET_GAP_MS,
-  TOKEN,
   WARMUP,
 } from "./settings.ts";
 

@@ -16,7 +16,8 @@ import {
 import { isolatedEnv } from "../../test/helpers/process.ts";
 import { startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
-import { CATCHUP_BOUND, HERE, PATH, TOKEN } from "./settings.ts";
+import { PATH, TOKEN } from "../lib/settings.ts";
+import { CATCHUP_BOUND, HERE } from "./settings.ts";
 
 export interface DiscordRun {
   root: string;

@@ -5,10 +5,12 @@
  */
 
 import { type Machine, report, type SummaryRow } from "../lib/report.ts";
+import { SEED } from "../lib/settings.ts";
 import type { TailDist as Dist } from "../lib/stats.ts";
+import { r2 } from "../lib/stats.ts";
 import type { CatchupResult } from "./catchup.ts";
 import type { LatencyResult } from "./latency.ts";
-import { CHANNELS, PER_CHANNEL, RUNS, r2, SAMPLES, SEED, STEP_MS, WARMUP } from "./settings.ts";
+import { CHANNELS, PER_CHANNEL, RUNS, SAMPLES, STEP_MS, WARMUP } from "./settings.ts";
 
 export interface DiscordResults {
   latency?: LatencyResult;

@@ -3,37 +3,26 @@
  * and concurrency gw runs with (the raw baseline uses the same), the run's bearer and webhook secret,
  * the seeded stream of the pauses between latency samples, and rounding.
  */
-import { intEnv, mulberry32 } from "../lib/stats.ts";
+import { flagEnv, intEnv, listEnv, progressLine, SEED } from "../lib/settings.ts";
+import { mulberry32 } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
 export const WARMUP = intEnv("BENCH_WARMUP", 20, 0);
 export const STEP_MS = intEnv("BENCH_STEP_MS", 1, 0);
-export const SEED = intEnv("BENCH_SEED", 1, 0);
 export const CHANNELS = intEnv("BENCH_CHANNELS", 50, 1);
 export const PER_CHANNEL = intEnv("BENCH_PER_CHANNEL", 200, 1);
 export const RUNS = intEnv("BENCH_CATCHUP_RUNS", 3, 1);
-export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 /** 1: the raw client also commits each message to bun:sqlite (gw's table and pragmas) after its event. */
-export const RAW_STORE = intEnv("BENCH_RAW_STORE", 0, 0) === 1;
-export const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? "latency,catchup").split(",").map((s) => s.trim()),
-);
-for (const p of PHASES)
-  if (p !== "latency" && p !== "catchup") throw new Error(`BENCH_PHASES: unknown phase ${p}`);
+export const RAW_STORE = flagEnv("BENCH_RAW_STORE", false);
+export const PHASES = new Set(listEnv("BENCH_PHASES", "latency,catchup", ["latency", "catchup"]));
 /** The issue's target: gw's p50 (listed in unread) within this of the raw client's event p50. */
 export const TARGET_GAP_MS = 5;
 /** gw's default GW_COMMUNITY_CATCHUP_MAX_MESSAGES; raised only when a channel misses more. */
 export const CATCHUP_BOUND = Math.max(200, PER_CHANNEL);
 /** gw's CATCH_UP_CONCURRENCY (src/connectors/community-chat/tuning.ts), used by the raw baseline too. */
 export const CONCURRENCY = 5;
-export const SECRET = `bench-secret-${crypto.randomUUID()}`;
-export const TOKEN = `bench-${crypto.randomUUID()}`;
 export const AGENT = "bench-agent";
 export const HERE = import.meta.dir;
-export const PATH = process.env.PATH ?? "/usr/bin:/bin";
 /** The seeded stream of the latency phase's pauses between samples. */
 export const random = mulberry32(SEED);
-export const progress = (s: string) => process.stderr.write(`[discord] ${s}\n`);
-
-export const r2 = (x: number) => Math.round(x * 100) / 100;
-export const r3 = (x: number) => Math.round(x * 1000) / 1000;
+export const progress = progressLine("discord");

@@ -9,7 +9,7 @@
  * 1. Seeds a real WAL database (openStore) in a temp directory through createIngest: BENCH_EVENT_MESSAGES
  *    messages, then BENCH_EVENTS edits, reactions and deletes, as the iMessage connector hands them to
  *    ingest (seed.ts).
- * 2. Serves it from two child processes, gw's app built as `gw serve` builds it (api/server.ts gateway)
+ * 2. Serves it from two child processes, gw's app built as `gw serve` builds it (lib/gw-server.ts)
  *    and a bare Bun.serve (raw.ts), checks they answer alike and as store.events.visibleAfter
  *    does, and times sequential requests per case (no cursor, a cursor in the middle, 50 before the
  *    newest; the default limit and 100) next to the store's page in this process (http.ts).
@@ -24,11 +24,12 @@
 import { join } from "node:path";
 import { openStore } from "../../src/store/store.ts";
 import { type Session, startSession } from "../lib/session.ts";
+import { KEEP } from "../lib/settings.ts";
 import { measureHttp } from "./http.ts";
 import { measureIdle } from "./idle.ts";
 import { reportEvents } from "./report.ts";
 import { seedEvents } from "./seed.ts";
-import { CHATDB_ROWS, EVENTS, KEEP, progress } from "./settings.ts";
+import { CHATDB_ROWS, EVENTS, progress } from "./settings.ts";
 
 async function run(session: Session): Promise<void> {
   const tTotal = performance.now();

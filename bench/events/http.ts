@@ -1,6 +1,6 @@
 /**
  * bench/events/events.ts's measurement of GET /events: gw's app in a child process built as `gw serve` builds
- * it (bench/api/server.ts gateway: bearer, X-Agent-ID, schema validation, the route) and the raw
+ * it (lib/gw-server.ts: bearer, X-Agent-ID, schema validation, the route) and the raw
  * baseline (bench/events/raw.ts: a bare Bun.serve and bun:sqlite running the same query) side by side on
  * the seeded database; this process is the client (fetch, keep-alive) and, for the in-process figure,
  * calls store.events.visibleAfter on its own connection. Before any timing both servers must give the
@@ -8,12 +8,14 @@
  * untimed calls per target, then REQUESTS timed sequential calls per target in blocks of REQUESTS/2, in
  * the order gw, raw, page, page, raw, gw.
  */
+import { join } from "node:path";
 import { toEvent } from "../../src/store/events.ts";
 import type { Store } from "../../src/store/store.ts";
-import { startServer, stopServer } from "../api/servers.ts";
 import { timeAbba, timedLine } from "../lib/http-cases.ts";
+import { startGwServer, startServer, stopServer } from "../lib/http-server.ts";
 import { waitQuiet } from "../lib/machine.ts";
 import type { Session } from "../lib/session.ts";
+import { TOKEN } from "../lib/settings.ts";
 import type { Dist } from "../lib/stats.ts";
 import {
   AGENT,
@@ -24,7 +26,6 @@ import {
   progress,
   QUIET_WAIT_S,
   REQUESTS,
-  TOKEN,
   WARMUP,
 } from "./settings.ts";
 
@@ -117,9 +118,9 @@ async function measureCase(ports: Ports, store: Store, c: Case, cursors: Cursors
 
 /** Runs both servers on `dir` and measures every case; stops the servers. */
 export async function measureHttp(dir: string, session: Session, store: Store, cursors: Cursors) {
-  const gateway = await startServer("gateway", dir, "");
+  const gateway = await startGwServer(dir);
   session.track(gateway.proc);
-  const raw = await startServer("raw", dir, "", "../events/raw.ts");
+  const raw = await startServer(join(import.meta.dir, "raw.ts"), "raw", dir);
   session.track(raw.proc);
   const ports: Ports = { gw: gateway.port, raw: raw.port };
   try {

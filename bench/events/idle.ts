@@ -1,7 +1,7 @@
 /**
  * bench/events/events.ts's idle part: `gw serve` (the real command from source, default settings: chat.db
  * notifications on, the 1000 ms timer, the iMessage edit re-check) on a chat.db of CHATDB_ROWS rows, next
- * to a bare Bun process (bench/idle/bare.ts), CPU read from /proc only (lib/proc.ts: every thread's
+ * to a bare Bun process (bench/lib/bare-bun.ts), CPU read from /proc only (lib/proc.ts: every thread's
  * schedstat every 500 ms, utime + stime as a cross-check).
  *
  * The chat.db (lib/chatdb.ts, Messages' schema, rows dated as Messages dates them) gets CHATDB_ROWS -
@@ -13,6 +13,7 @@
  * IDLE_S window with nothing written. Last, one more edit, and gw's CPU over the 3 s after it (one
  * change's cost: the new rows' read and the re-check), less its idle rate.
  */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnGw, stopGw, waitFor, waitWhileRunning } from "../../test/helpers/process.ts";
@@ -26,6 +27,7 @@ import {
   STRANGER,
   STRANGER_CHAT,
 } from "../lib/chatdb.ts";
+import { BARE_BUN } from "../lib/child.ts";
 import { type MachineLoad, withMachineLoad } from "../lib/machine.ts";
 import {
   procCpuMs,
@@ -36,7 +38,8 @@ import {
   windowCost,
 } from "../lib/proc.ts";
 import type { Session } from "../lib/session.ts";
-import { CHATDB_ROWS, EDITED_ROWS, IDLE_S, progress, RECENT_ROWS, SETTLE_S, TOKEN } from "./settings.ts";
+import { TOKEN } from "../lib/settings.ts";
+import { CHATDB_ROWS, EDITED_ROWS, IDLE_S, progress, RECENT_ROWS, SETTLE_S } from "./settings.ts";
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -114,7 +117,7 @@ export async function measureIdle(session: Session): Promise<IdleResult> {
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
   });
   session.track(gw.proc);
-  const bare = Bun.spawn([process.execPath, join(import.meta.dir, "../idle/bare.ts")], {
+  const bare = Bun.spawn([process.execPath, BARE_BUN], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdin: "pipe",
     stdout: "ignore",

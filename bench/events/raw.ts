@@ -6,21 +6,16 @@
  *
  *   bun run bench/events/raw.ts raw <work dir> <port>
  *
- * Reads <work dir>/data/gw.db (the layout of bench/api/server.ts, which serves the gateway side). Prints
+ * Reads <work dir>/data/gw.db (the layout of lib/gw-server.ts, which serves the gateway side). Prints
  * `ready <port>` once it accepts connections; closes the database on SIGTERM or SIGINT.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { formatTimestamp } from "../../src/core/time.ts";
 import type { EventRow } from "../../src/store/events.ts";
-import { readyUntilSignal, serveGet } from "../lib/child-protocol.ts";
+import { readyUntilSignal, serveGet, serverArgs } from "../lib/child-protocol.ts";
 
-const [mode, dir, portArg] = process.argv.slice(2);
-if (mode !== "raw" || !dir || !portArg) {
-  process.stderr.write("usage: bun run bench/events/raw.ts raw <work dir> <port>\n");
-  process.exit(2);
-}
-const port = Number(portArg);
+const { dir, port } = serverArgs("bench/events/raw.ts", ["raw"]);
 const db = new Database(join(dir, "data/gw.db"));
 db.run("PRAGMA busy_timeout = 5000");
 

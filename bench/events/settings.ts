@@ -2,7 +2,7 @@
  * bench/events/events.ts's settings (BENCH_ variables, read once at start-up), the issue's budgets, the world
  * seeded (allowed friends and one stranger) and the GET /events cases timed.
  */
-import { intEnv } from "../lib/stats.ts";
+import { intEnv, progressLine } from "../lib/settings.ts";
 
 /** Events stored (edits, reactions, deletes), through ingest. */
 export const EVENTS = intEnv("BENCH_EVENTS", 100_000, 1_000);
@@ -20,7 +20,6 @@ export const EDITED_ROWS = 30;
 export const IDLE_S = intEnv("BENCH_IDLE_S", 60, 1);
 /** After gw has caught up with chat.db (its CPU quiet), before the window. */
 export const SETTLE_S = intEnv("BENCH_IDLE_SETTLE_S", 20, 0);
-export const KEEP = process.env.BENCH_KEEP === "1";
 
 /** The issue's budgets: GET /events p99 at 100,000 events; idle CPU with the edit check on 100,000 rows. */
 export const BUDGET_P99_MS = 5;
@@ -69,5 +68,4 @@ export function casePath(c: Case, cursors: Cursors): string {
   return `/events${s ? `?${s}` : ""}`;
 }
 
-export { TOKEN } from "../api/settings.ts";
-export const progress = (s: string) => process.stderr.write(`${s}\n`);
+export const progress = progressLine("");

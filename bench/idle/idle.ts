@@ -5,7 +5,7 @@
  *   bun run bench idle            (or: bun run bench/idle/idle.ts; BENCH_IDLE_S=600 for the 10-minute check)
  *
  * Processes, side by side, each its own, all on one chat.db: a writer holding chat.db open
- * (bench/idle/writer.ts: WAL and shm exist, nothing is committed during the window); gw as
+ * (lib/messages-child.ts: WAL and shm exist, nothing is committed during the window); gw as
  * `bun src/main.ts serve` (the real command, default settings: notifications on, 1000 ms timer, no
  * webhooks); with BENCH_IDLE_WEBHOOKS=1 (default) a second `gw serve` with GW_WEBHOOK_URL to
  * bench/lib/sink-child.ts; with BENCH_IDLE_WHATIF=1 (default) two more `gw serve` that tell where gw's time
@@ -13,7 +13,7 @@
  * timer out of the way) and one without the iMessage connector (GW_CHAT_DB_PATH unset); imessage-kit's
  * watcher (bench/pickup/kit.ts); the Claude Code iMessage plugin (bench/pickup/channel.ts claude starts it; its
  * server process is the one measured; skipped with a line when it cannot run); a bare Bun process of the
- * same runtime with nothing started (bench/idle/bare.ts). Each gw gets one GET /messages/unread before
+ * same runtime with nothing started (lib/bare-bun.ts). Each gw gets one GET /messages/unread before
  * the settle period, as a polling agent would have made.
  *
  * Everything is read from /proc, nothing is asked of the processes (lib/proc.ts): every thread's
@@ -27,7 +27,7 @@
  * Prints tables, verdicts and the report JSON line. Environment: BENCH_IDLE_S (60), BENCH_IDLE_SETTLE_S
  * (30), BENCH_IDLE_SAMPLE_S (10), BENCH_IDLE_STRACE_S (20), BENCH_IDLE_PICKUPS (3), BENCH_IDLE_WEBHOOKS
  * (1), BENCH_IDLE_WHATIF (1), BENCH_KEEP (0), BENCH_CLAUDE_PLUGIN_GIT. Parts: settings.ts, procs.ts,
- * window.ts, checks.ts (strace, pick-ups), report.ts; children writer.ts, bare.ts.
+ * window.ts, checks.ts (strace, pick-ups), report.ts; children lib/messages-child.ts, lib/bare-bun.ts.
  */
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -35,10 +35,11 @@ import { join } from "node:path";
 import { chatDbPathIn, GW_ALLOWLIST } from "../lib/chatdb.ts";
 import type { Child } from "../lib/child.ts";
 import { startSession } from "../lib/session.ts";
+import { KEEP } from "../lib/settings.ts";
 import { pickupsAfter, traceIdle } from "./checks.ts";
 import { type Scene, type Started, startAll } from "./procs.ts";
 import { type IdleRun, reportIdle } from "./report.ts";
-import { KEEP, progress } from "./settings.ts";
+import { progress } from "./settings.ts";
 import { idleWindow } from "./window.ts";
 
 const startedAt = performance.now();

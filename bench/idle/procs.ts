@@ -1,5 +1,5 @@
 /**
- * bench/idle/idle.ts's processes, side by side on one chat.db: the writer holding it open (writer.ts),
+ * bench/idle/idle.ts's processes, side by side on one chat.db: the writer holding it open (lib/messages-child.ts),
  * `gw serve` as the real command (and with webhooks on, and two what-ifs), imessage-kit's watcher, the
  * Claude Code plugin's server (skipped with a reason when it cannot run) and a bare Bun process. Each
  * measured one says how its pick-up of a new message is observed. Everything started is recorded in
@@ -9,12 +9,13 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { spawnGw, stopGw, waitWhileRunning } from "../../test/helpers/process.ts";
 import { gwEnvFor } from "../lib/chatdb.ts";
-import { type Child, startChild } from "../lib/child.ts";
+import { BARE_BUN, type Child, MESSAGES_CHILD, startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "../lib/claude-plugin.ts";
 import type { Session } from "../lib/session.ts";
+import { PATH, SECRET, TOKEN } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
-import { HERE, PATH, progress, SECRET, TOKEN, WEBHOOKS, WHATIF } from "./settings.ts";
+import { HERE, progress, WEBHOOKS, WHATIF } from "./settings.ts";
 
 export interface Measured {
   name: string;
@@ -175,7 +176,7 @@ async function startClaude(scene: Scene, s: Started): Promise<void> {
 
 /** The writer, every gw, the peers and the bare Bun process, in that order. */
 export async function startAll(scene: Scene, s: Started): Promise<void> {
-  s.writer = await startReady("writer", [join(HERE, "writer.ts")], {
+  s.writer = await startReady("writer", [MESSAGES_CHILD], {
     PATH,
     BENCH_CHAT_DB: scene.chatDbPath,
   });
@@ -193,7 +194,7 @@ export async function startAll(scene: Scene, s: Started): Promise<void> {
     stop: () => kit.stop(),
   });
   await startClaude(scene, s);
-  const bare = Bun.spawn([process.execPath, join(HERE, "bare.ts")], {
+  const bare = Bun.spawn([process.execPath, BARE_BUN], {
     env: { PATH },
     stdin: "pipe",
     stdout: "ignore",

@@ -79,7 +79,20 @@ export function serveGet(port: number, path: string, answer: (url: URL, req: Req
 }
 
 /**
- * A benchmark's server child: prints `ready <port>` (what bench/api/servers.ts waits for) and, on the
+ * A server child's argv (lib/http-server.ts starts it): `<mode> <work dir> <port>`, the mode one of
+ * `modes`; anything else prints the usage of `script` and exits 2.
+ */
+export function serverArgs<M extends string>(script: string, modes: readonly M[]) {
+  const [mode, dir, port] = process.argv.slice(2);
+  if (!modes.includes(mode as M) || !dir || !port) {
+    process.stderr.write(`usage: bun run ${script} <${modes.join("|")}> <work dir> <port>\n`);
+    process.exit(2);
+  }
+  return { mode: mode as M, dir, port: Number(port) };
+}
+
+/**
+ * A benchmark's server child: prints `ready <port>` (what lib/http-server.ts waits for) and, on the
  * first SIGTERM or SIGINT, runs `stop` once and exits (1 if it failed).
  */
 export function readyUntilSignal(port: number, stop: () => Promise<void> | void): void {

@@ -3,11 +3,16 @@
  * (each stamped with its arrival time here), JSON commands in, request/answer by id, clock calibration
  * with pings (offset = the child's clock minus ours, from the ping with the smallest round trip), and a
  * stop that falls back to kill. `live` holds the children still running, for cleanup on Ctrl-C.
- * `startChild` is how every benchmark starts one: spawn, wait for its ready line, calibrate.
+ * `startChild` is how every benchmark starts one: spawn, wait for its ready line, calibrate. The kit's
+ * own children: Messages on chat.db (MESSAGES_CHILD) and the floor of a bare Bun process (BARE_BUN).
  */
+import { join } from "node:path";
 import type { Subprocess } from "bun";
 import type { ProcessStats } from "./child-protocol.ts";
 import { now } from "./child-protocol.ts";
+
+export const MESSAGES_CHILD = join(import.meta.dir, "messages-child.ts");
+export const BARE_BUN = join(import.meta.dir, "bare-bun.ts");
 
 export type Msg = Record<string, unknown> & { id?: number; recvAt: number };
 

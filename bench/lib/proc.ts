@@ -7,6 +7,7 @@
  * slope for RSS samples. The machine as a whole (/proc/stat) is lib/machine.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { r3 } from "./stats.ts";
 
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 
@@ -84,8 +85,6 @@ export function sampleProc(pid: number): ProcSample {
     hwmKiB: kib("VmHWM"),
   };
 }
-
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export interface ThreadCost {
   name: string;

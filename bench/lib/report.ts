@@ -71,6 +71,9 @@ export function machine(): Machine {
 
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
 
+/** A count with thousands separators (1,000,000). */
+export const commas = (x: number): string => x.toLocaleString("en-US");
+
 /** A row without a ratio: a figure, its value, and its target and verdict or baseline where it has one. */
 export function plainRow(
   figure: string,

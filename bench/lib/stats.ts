@@ -1,17 +1,9 @@
 /**
- * The benchmarks' one definition of a percentile, and the summaries built on it: integer settings, a
- * seeded generator, `percentile` (nearest rank: the smallest sample with at least p % of the samples at
+ * The benchmarks' one definition of a percentile, and the summaries built on it: a seeded generator,
+ * rounding, `percentile` (nearest rank: the smallest sample with at least p % of the samples at
  * or below it, so always a measured value; R's quantile type 1, numpy's "inverted_cdf"), `median` and
  * the distribution shapes the reports carry. Every percentile a benchmark computes goes through here.
  */
-
-export function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw.replaceAll("_", ""));
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 /** A seeded pseudo-random generator in [0, 1) (mulberry32). */
 export function mulberry32(seed: number): () => number {
@@ -42,7 +34,10 @@ export const ascending = (values: Iterable<number>): number[] => [...values].sor
 /** The nearest-rank median: for an even count, the lower of the two middle samples. */
 export const median = (values: Iterable<number>): number => percentile(ascending(values), 50);
 
-const r2 = (x: number) => Math.round(x * 100) / 100;
+/** Rounded to 1, 2 or 3 decimals. */
+export const r1 = (x: number): number => Math.round(x * 10) / 10;
+export const r2 = (x: number): number => Math.round(x * 100) / 100;
+export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 export interface Dist {
   n: number;

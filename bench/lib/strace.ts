@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { r2 } from "./stats.ts";
 
 export interface TraceSummary {
   seconds: number;
@@ -22,7 +23,6 @@ export interface TraceSummary {
 }
 
 const LINE = /^(\d+)\s+\d\d:\d\d:\d\d\.\d+\s+(.*)$/;
-const r2 = (x: number) => Math.round(x * 100) / 100;
 
 interface Call {
   tid: number;

@@ -5,10 +5,10 @@
  * processes under 10% of the CPUs) with the latency of the requests completed in them.
  */
 import { slope } from "../lib/proc.ts";
-import { dist, median } from "../lib/stats.ts";
+import { dist, median, r1, r2 } from "../lib/stats.ts";
 import type { TimedLoad } from "./run.ts";
 import type { CpuSnapshot, Sample } from "./sampler.ts";
-import { DURATION_S, r1, r2, WARMUP_S } from "./settings.ts";
+import { DURATION_S, WARMUP_S } from "./settings.ts";
 
 /** gw's RSS after the warm-up, and the WAL. */
 export function rssFigures(samples: readonly Sample[], walEndMiB: number) {

@@ -10,7 +10,7 @@
  *   file-change notifications, iMessage sends through the Messages stand-in (src/demo/messages-standin.ts
  *   run by a GW_OSASCRIPT_PATH script, one process per send, as test/helpers/device.ts does), the
  *   Discord connector logged in to the fake Discord (src/demo/fake-discord), webhooks to the sink;
- * - Messages (bench/load/writer.ts) writing chat.db;
+ * - Messages (bench/lib/messages-child.ts) writing chat.db;
  * - the webhook sink (bench/lib/sink-child.ts, lib/sink.ts);
  * - the load generator (bench/load/agents.ts): BENCH_AGENTS agents, each repeating "unread page →
  *   context around one message of it → mark the page read" every period (BENCH_API_RPS requests/s in
@@ -42,17 +42,18 @@
  * processes used more than that share of the CPUs during the load; the quietest attempt is reported),
  * BENCH_KEEP (0). Method: bench/README.md. Parts: settings.ts, world.ts, history.ts,
  * run.ts (processes, prime, timed load, drain), audit.ts, figures.ts, report.ts; the
- * children are gw.ts, writer.ts and agents.ts.
+ * children are gw.ts, agents.ts and lib/messages-child.ts.
  */
 import type { FakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { report } from "../lib/report.ts";
 import { startSession } from "../lib/session.ts";
+import { KEEP, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 import { auditInbound, auditSends, auditWebhooks, type GwAudit } from "./audit.ts";
 import { figures } from "./figures.ts";
 import { type AttemptReport, attemptReport } from "./report.ts";
 import { drain, primeChannels, startAttempt, timedLoad } from "./run.ts";
-import { ATTEMPTS, KEEP, MAX_OTHER_PCT, progress, SEED } from "./settings.ts";
+import { ATTEMPTS, MAX_OTHER_PCT, progress } from "./settings.ts";
 
 const startedAt = performance.now();
 const session = startSession(progress, KEEP);

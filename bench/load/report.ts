@@ -3,8 +3,9 @@
  * (request rate, p99, send p99, errors, RSS growth, WAL, drain, exactly-once), the human lines (routes,
  * per-second series, CPU) and the `results` object. main() in load.ts picks the quietest attempt.
  */
-import { plainRow, type SummaryRow } from "../lib/report.ts";
-import { dist } from "../lib/stats.ts";
+import { commas, plainRow, type SummaryRow } from "../lib/report.ts";
+import { SEED } from "../lib/settings.ts";
+import { dist, r1, r2 } from "../lib/stats.ts";
 import type { RouteFigures } from "./agents.ts";
 import type { auditInbound, auditSends, auditWebhooks, GwAudit } from "./audit.ts";
 import type { Figures } from "./figures.ts";
@@ -18,16 +19,12 @@ import {
   DC_CHANNELS,
   DRAIN_S,
   DURATION_S,
-  fmt,
   IM_CHANNELS,
   INBOUND_RPS,
   LIMIT,
   PERIOD_MS,
   RATE_BURST,
   RATE_PER_CHANNEL,
-  r1,
-  r2,
-  SEED,
   SEND_RPS,
   TARGET,
   WARMUP_S,
@@ -66,7 +63,7 @@ function latencyRows(o: Outcome, f: Figures): SummaryRow[] {
   const { load } = o.t;
   const routeRow = (name: string, r: RouteFigures, target: string | null, limitMs: number | null) =>
     row(
-      `${name}: p50 / p99 (${fmt(r.n)} requests)`,
+      `${name}: p50 / p99 (${commas(r.n)} requests)`,
       `${r.latency.p50} / ${r.latency.p99} ms`,
       target ?? "",
       limitMs === null || r.n === 0 ? null : r.latency.p99 <= limitMs,
@@ -76,8 +73,8 @@ function latencyRows(o: Outcome, f: Figures): SummaryRow[] {
   const statuses = Object.entries(load.overall.statuses).map(([s, n]) => `${s}: ${n}`);
   return [
     row(
-      `requests/s in all (${AGENTS} agents' unread → context → mark_read, ${SEND_RPS} sends/s; planned ${fmt(Math.round(API_RPS + SEND_RPS))})`,
-      `${fmt(Math.round(f.rps))} req/s`,
+      `requests/s in all (${AGENTS} agents' unread → context → mark_read, ${SEND_RPS} sends/s; planned ${commas(Math.round(API_RPS + SEND_RPS))})`,
+      `${commas(Math.round(f.rps))} req/s`,
       `≥ ${TARGET.rps} req/s`,
       f.rps >= TARGET.rps,
     ),
@@ -134,7 +131,7 @@ function invariantRows(o: Outcome, f: Figures): SummaryRow[] {
     ),
     row(
       `webhook queue drained (allowed inbound delivered; pending within ${DRAIN_S} s of the end)`,
-      `${fmt(wa.deliveredOnce)}/${fmt(allowedInbound.length)} delivered, sink ${fmt(arrivals.byId.size)}, ${drained.last.pending ?? "?"} pending, ${drained.ms} ms after the end`,
+      `${commas(wa.deliveredOnce)}/${commas(allowedInbound.length)} delivered, sink ${commas(arrivals.byId.size)}, ${drained.last.pending ?? "?"} pending, ${drained.ms} ms after the end`,
       `all, 0 pending, ≤ ${DRAIN_S} s`,
       drained.ok &&
         wa.deliveredOnce === allowedInbound.length &&
@@ -145,14 +142,14 @@ function invariantRows(o: Outcome, f: Figures): SummaryRow[] {
         wa.forUnknownSenders === 0,
     ),
     row(
-      `inbound stored exactly once (${fmt(t.imPlan.length)} chat.db rows + ${fmt(t.dcPlan.length)} MESSAGE_CREATEs + ${o.prime.length} primes)`,
-      `${fmt(ia.storedOnce)}/${fmt(inbound.length)} (${ia.missing} missing, ${ia.duplicated} duplicated, ${ia.wrongStatus} wrong status)`,
+      `inbound stored exactly once (${commas(t.imPlan.length)} chat.db rows + ${commas(t.dcPlan.length)} MESSAGE_CREATEs + ${o.prime.length} primes)`,
+      `${commas(ia.storedOnce)}/${commas(inbound.length)} (${ia.missing} missing, ${ia.duplicated} duplicated, ${ia.wrongStatus} wrong status)`,
       "all, once",
       ia.storedOnce === inbound.length && ia.wrongStatus === 0 && ia.unexpected === 0,
     ),
     row(
       "accepted sends posted exactly once on their platform and stored once",
-      `${fmt(sa.postedOnce)}/${fmt(sa.accepted)} posted once, ${fmt(sa.storedOnce)} stored once (${sa.notPosted} not posted, ${sa.postedTwice} twice; ${sa.refused} refused)`,
+      `${commas(sa.postedOnce)}/${commas(sa.accepted)} posted once, ${commas(sa.storedOnce)} stored once (${sa.notPosted} not posted, ${sa.postedTwice} twice; ${sa.refused} refused)`,
       "all, once",
       (sa.accepted > 0 || SEND_RPS === 0) &&
         sa.postedOnce === sa.accepted &&
@@ -172,11 +169,11 @@ function lines(o: Outcome, f: Figures): string[] {
   const cells = (name: string, n: number, l: RouteFigures["latency"], failures: number) =>
     `  ${name.padEnd(32)} ${String(n).padStart(7)}  ${String(l.p50).padStart(7)}  ${String(l.p90).padStart(7)}  ${String(l.p99).padStart(7)}  ${String(l.max).padStart(8)}  ${failures}`;
   return [
-    `load: ${DURATION_S} s, ${fmt(load.overall.n)} requests (${fmt(Math.round(f.rps))}/s), ${AGENTS} agents, ${CHANNELS} channels, ${SEND_RPS} sends/s, ${INBOUND_RPS} inbound/s`,
+    `load: ${DURATION_S} s, ${commas(load.overall.n)} requests (${commas(Math.round(f.rps))}/s), ${AGENTS} agents, ${CHANNELS} channels, ${SEND_RPS} sends/s, ${INBOUND_RPS} inbound/s`,
     `  ${"route".padEnd(32)} ${"n".padStart(7)}  ${"p50".padStart(7)}  ${"p90".padStart(7)}  ${"p99".padStart(7)}  ${"max".padStart(8)}  failed`,
     ...Object.entries(load.routes).map(([name, r]) => cells(name, r.n, r.latency, failed(r))),
     cells("all", load.overall.n, load.overall.latency, failed(load.overall)),
-    `agent loops: ${fmt(load.loops.n)}, empty pages ${fmt(load.loops.emptyPages)}, late start p99 ${load.loops.lateMs.p99} ms (over a period: ${load.loops.lateOverPeriod}), messages marked read ${fmt(load.loops.messagesRead)}`,
+    `agent loops: ${commas(load.loops.n)}, empty pages ${commas(load.loops.emptyPages)}, late start p99 ${load.loops.lateMs.p99} ms (over a period: ${load.loops.lateOverPeriod}), messages marked read ${commas(load.loops.messagesRead)}`,
     `iMessage sends, request → stand-in running p50 / p99: ${split.toStandinMs.p50} / ${split.toStandinMs.p99} ms; stand-in running → answer: ${split.standinToAnswerMs.p50} / ${split.standinToAnswerMs.p99} ms (epoch ms of its log, ±1 ms)`,
     `iMessage sends begun in the quiet seconds: p50 / p99 ${qi.p50} / ${qi.p99} ms (${qi.n})`,
     `p99 per second (ms): ${f.quiet.perSecondP99.join(" ")}`,

@@ -14,11 +14,14 @@ import {
 } from "../../src/demo/fake-discord/server.ts";
 import { standInProgram } from "../../test/helpers/process.ts";
 import { chatDbPathIn, gwEnvFor } from "../lib/chatdb.ts";
-import { startChild } from "../lib/child.ts";
+import { MESSAGES_CHILD, startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
+import { commas } from "../lib/report.ts";
 import type { Session } from "../lib/session.ts";
+import { PATH, SECRET, SEED, TOKEN } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
+import { r1, r2 } from "../lib/stats.ts";
 import type { LoadResult, LoadSpec } from "./agents.ts";
 import { seedHistory } from "./history.ts";
 import { cpuSnapshot, type Sample, sampleEverySecond, walBytes } from "./sampler.ts";
@@ -30,7 +33,6 @@ import {
   DC_CHANNELS,
   DRAIN_S,
   DURATION_S,
-  fmt,
   HERE,
   HISTORY,
   IM_CHANNELS,
@@ -39,18 +41,12 @@ import {
   LIMIT,
   MiB,
   OUT_PREFIX,
-  PATH,
   PERIOD_MS,
   progress,
   QUIET_WAIT_S,
   RATE_BURST,
   RATE_PER_CHANNEL,
-  r1,
-  r2,
-  SECRET,
-  SEED,
   SEND_RPS,
-  TOKEN,
 } from "./settings.ts";
 import { buildWorld, type Channel, type Inbound, inboundPlan, type Person } from "./world.ts";
 
@@ -65,16 +61,16 @@ export async function startAttempt(session: Session, fakes: Set<FakeDiscord>, ra
   writeFileSync(join(dir, "allowlist.toml"), world.allowlistToml);
   progress(
     `${CHANNELS} channels (${IM_CHANNELS} iMessage, ${DC_CHANNELS} Discord), ${AGENTS} agents every ${r1(PERIOD_MS)} ms, ` +
-      `${SEND_RPS} sends/s, ${INBOUND_RPS} inbound/s, ${DURATION_S} s; history ${fmt(HISTORY)} messages`,
+      `${SEND_RPS} sends/s, ${INBOUND_RPS} inbound/s, ${DURATION_S} s; history ${commas(HISTORY)} messages`,
   );
-  const { child: writer } = await startChild("writer", [join(HERE, "writer.ts")], {
+  const { child: writer } = await startChild("writer", [MESSAGES_CHILD], {
     PATH,
     BENCH_CHAT_DB: chatDbPath,
     BENCH_CHATS: JSON.stringify(world.chats),
   });
   const seeded = seedHistory(world, dbPath, random);
   progress(
-    `seeded ${fmt(seeded.messages)} messages (${fmt(seeded.allowed)} allowed) and ${fmt(seeded.marks)} read marks in ${seeded.ms} ms`,
+    `seeded ${commas(seeded.messages)} messages (${commas(seeded.allowed)} allowed) and ${commas(seeded.marks)} read marks in ${seeded.ms} ms`,
   );
   const sink = await Sink.start(SECRET);
   const standinLog = join(dir, "standin.log");
@@ -244,7 +240,7 @@ export async function timedLoad(a: Attempt, random: () => number) {
   const cpu1 = cpuSnapshot(a, cpu0.self);
   const walEndMiB = r2(walBytes(a.dbPath) / MiB);
   progress(
-    `load done: ${fmt(load.overall.n)} requests, ${load.overall.n - load.overall.ok} failed; writer ${JSON.stringify(writerMsg.lateMs)}`,
+    `load done: ${commas(load.overall.n)} requests, ${load.overall.n - load.overall.ok} failed; writer ${JSON.stringify(writerMsg.lateMs)}`,
   );
   const writerLateMs = writerMsg.lateMs;
   return {

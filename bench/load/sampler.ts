@@ -10,7 +10,8 @@ import { now } from "../lib/child-protocol.ts";
 import { machineBusyMs } from "../lib/machine.ts";
 import { procCpuMs, sampleProc } from "../lib/proc.ts";
 import type { Sink } from "../lib/sink.ts";
-import { MiB, r1, r2 } from "./settings.ts";
+import { r1, r2 } from "../lib/stats.ts";
+import { MiB } from "./settings.ts";
 
 /** What the sampler reads of an attempt (run.ts's Attempt has it): its processes and gw's database. */
 export interface Sampled {

@@ -3,19 +3,17 @@
  * agents' period, the seeded history, gw's per-channel rate limit), the targets of reliability.md §8.1,
  * the text prefixes the audit keys on, and the run's bearer and webhook secret.
  */
-import { intEnv } from "../lib/stats.ts";
+import { intEnv, progressLine } from "../lib/settings.ts";
 
 export const DURATION_S = intEnv("BENCH_DURATION_S", 60, 5);
 export const AGENTS = intEnv("BENCH_AGENTS", 20, 1);
 export const CHANNELS = intEnv("BENCH_CHANNELS", 50, 2);
 export const INBOUND_RPS = intEnv("BENCH_INBOUND_RPS", 50, 0);
-export const SEED = intEnv("BENCH_SEED", 1, 0);
 export const API_RPS = intEnv("BENCH_API_RPS", 600, 1);
 export const SEND_RPS = intEnv("BENCH_SEND_RPS", 10, 0);
 export const WARMUP_S = Math.min(intEnv("BENCH_WARMUP_S", 10, 0), DURATION_S - 2);
 export const DRAIN_S = intEnv("BENCH_DRAIN_S", 30, 1);
 export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 60, 0);
-export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 /** The whole run is repeated (ATTEMPTS in all, at most) while other processes used more of the CPUs. */
 export const MAX_OTHER_PCT = intEnv("BENCH_MAX_OTHER_PCT", 15, 0);
 export const ATTEMPTS = intEnv("BENCH_ATTEMPTS", 3, 1);
@@ -41,13 +39,7 @@ export const IN_PREFIX = "in-";
 export const OUT_PREFIX = "out-";
 
 export const HERE = import.meta.dir;
-export const PATH = process.env.PATH ?? "/usr/bin:/bin";
-export const progress = (s: string) => process.stderr.write(`[load] ${s}\n`);
-export const TOKEN = `bench-${crypto.randomUUID()}`;
-export const SECRET = `whsec-${crypto.randomUUID()}`;
-export const r1 = (x: number) => Math.round(x * 10) / 10;
-export const r2 = (x: number) => Math.round(x * 100) / 100;
-export const fmt = (x: number) => x.toLocaleString("en-US");
+export const progress = progressLine("load");
 export const MiB = 1024 * 1024;
 
 /** People per platform and kind: one per channel, so no two DM channels are the same chat. */

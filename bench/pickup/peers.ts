@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import type { ClaudePlugin } from "../lib/claude-plugin.ts";
-import { HERE, PATH, POLL_MS } from "./settings.ts";
+import { PATH } from "../lib/settings.ts";
+import { HERE, POLL_MS } from "./settings.ts";
 import {
   offsets,
   rowidSeen,

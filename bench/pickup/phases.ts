@@ -11,6 +11,7 @@ import { now } from "../lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "../lib/claude-plugin.ts";
 import { type MachineLoad, withMachineLoad } from "../lib/machine.ts";
 import type { Session } from "../lib/session.ts";
+import { SECRET } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 import { collect, type FigureResult, settle } from "./match.ts";
@@ -26,7 +27,6 @@ import {
   progress,
   random,
   SAMPLES,
-  SECRET,
   STUCK_MS,
   WARMUP,
 } from "./settings.ts";

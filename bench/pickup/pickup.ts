@@ -39,9 +39,10 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { chatDbPathIn, GW_ALLOWLIST, openBenchChatDb } from "../lib/chatdb.ts";
 import { startSession } from "../lib/session.ts";
+import { KEEP } from "../lib/settings.ts";
 import { type ModeResult, notifyPhase, type PollResult, pollPhase, type Stage } from "./phases.ts";
 import { reportPickup } from "./report.ts";
-import { KEEP, PHASES, progress } from "./settings.ts";
+import { PHASES, progress } from "./settings.ts";
 
 const startedAt = performance.now();
 const session = startSession(progress, KEEP);

@@ -5,6 +5,7 @@
  * phase against its interval) and the JSON line through lib/report.ts.
  */
 import { report, type SummaryRow } from "../lib/report.ts";
+import { SEED } from "../lib/settings.ts";
 import type { FigureResult } from "./match.ts";
 import type { ModeResult, PollResult } from "./phases.ts";
 import {
@@ -17,7 +18,6 @@ import {
   POLL_SAMPLES,
   POLL_SYNC,
   SAMPLES,
-  SEED,
   STEP_MS,
   STUCK_MS,
   TARGET,

@@ -1,10 +1,11 @@
 /**
  * bench/pickup/pickup.ts's settings (BENCH_ variables, read once at start-up: sample counts, gaps, the writer's
- * `synchronous` modes, the phases), its targets, the run's bearer and webhook secret, and the seeded
+ * `synchronous` modes, the phases), its targets, and the seeded
  * stream the gaps between commits are drawn from.
  */
 import type { SyncMode } from "../lib/chatdb.ts";
-import { intEnv, mulberry32 } from "../lib/stats.ts";
+import { intEnv, listEnv, progressLine, SEED } from "../lib/settings.ts";
+import { mulberry32 } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
 export const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
@@ -15,18 +16,8 @@ export const STUCK_MS = intEnv("BENCH_STUCK_MS", 5000, 100);
 export const POLL_MS = intEnv("BENCH_POLL_MS", 1000, 10);
 export const POLL_SAMPLES = intEnv("BENCH_POLL_SAMPLES", 120, 1);
 export const POLL_WARMUP = Math.min(WARMUP, 3);
-export const SEED = intEnv("BENCH_SEED", 1, 0);
-export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
-const list = (name: string, fallback: string) =>
-  (process.env[name] || fallback)
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-export const MODES = list("BENCH_SYNC", "NORMAL,FULL").map((m) => m.toUpperCase()) as SyncMode[];
-for (const m of MODES) if (m !== "NORMAL" && m !== "FULL") throw new Error(`BENCH_SYNC: unknown mode ${m}`);
-export const PHASES = new Set(list("BENCH_PHASES", "notify,poll"));
-for (const p of PHASES)
-  if (p !== "notify" && p !== "poll") throw new Error(`BENCH_PHASES: unknown phase ${p}`);
+export const MODES = listEnv("BENCH_SYNC", "NORMAL,FULL", ["NORMAL", "FULL"] as SyncMode[]);
+export const PHASES = new Set(listEnv("BENCH_PHASES", "notify,poll", ["notify", "poll"]));
 /** The writer's mode in the poll phase (SQLite's default, and what openChatDbWriter leaves). */
 export const POLL_SYNC: SyncMode = "FULL";
 export const TARGET = { p50: 5, p99: 30, overMs: 50, pollSlackMs: 100 };
@@ -36,9 +27,6 @@ export const LIVE_TARGET = { p50: 10, p99: 40 };
 export const LIVE_TARGET_TEXT = `p50 ≤ ${LIVE_TARGET.p50} ms, p99 ≤ ${LIVE_TARGET.p99} ms, 0 stuck`;
 
 export const HERE = import.meta.dir;
-export const progress = (s: string) => process.stderr.write(`[pickup] ${s}\n`);
+export const progress = progressLine("pickup");
 /** The seeded stream of the notify phase's gaps between commits (drawn in commit order). */
 export const random = mulberry32(SEED);
-export const TOKEN = `bench-${crypto.randomUUID()}`;
-export const SECRET = `whsec-${crypto.randomUUID()}`;
-export const PATH = process.env.PATH ?? "/usr/bin:/bin";

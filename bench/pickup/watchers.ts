@@ -8,8 +8,9 @@
 import { join } from "node:path";
 import { gwEnvFor } from "../lib/chatdb.ts";
 import { type Child, startChild } from "../lib/child.ts";
+import { PATH, SECRET, TOKEN } from "../lib/settings.ts";
 import type { Sink } from "../lib/sink.ts";
-import { HERE, PATH, POLL_MS, SECRET, STEP_MS, STUCK_MS, TOKEN } from "./settings.ts";
+import { HERE, POLL_MS, STEP_MS, STUCK_MS } from "./settings.ts";
 
 /** Where every watcher of the run looks: HOME, with chat.db where Messages keeps it. */
 export interface Scene {

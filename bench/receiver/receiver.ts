@@ -20,12 +20,12 @@ import { envelopeOf } from "../../test/helpers/envelope.ts";
 import { freePort, spawnGw, waitForHealth } from "../../test/helpers/process.ts";
 import { now } from "../lib/child-protocol.ts";
 import { report } from "../lib/report.ts";
-import { dist, intEnv } from "../lib/stats.ts";
+import { intEnv, SECRET } from "../lib/settings.ts";
+import { dist } from "../lib/stats.ts";
 
 const startedAt = performance.now();
 const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
 const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
-const SECRET = `bench-${crypto.randomUUID()}`;
 const dir = mkdtempSync(join(tmpdir(), "gw-bench-receiver-"));
 const stamps = join(dir, "stamps");
 const agent = join(dir, "agent");

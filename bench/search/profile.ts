@@ -32,10 +32,11 @@ import { createMessageStore, type MessageStore } from "../../src/store/messages.
 import { createSearchIndex, type SearchIndex } from "../../src/store/search-index.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
 import { startSession } from "../lib/session.ts";
-import { intEnv, median } from "../lib/stats.ts";
+import { intEnv, KEEP } from "../lib/settings.ts";
+import { median } from "../lib/stats.ts";
 import { type Batch, ingestOf, roundBatches } from "./ingest.ts";
 import { seedBase } from "./seed.ts";
-import { CACHE_MIB, INGEST_BATCH, INGEST_ROUND, KEEP, progress, ROWS } from "./settings.ts";
+import { CACHE_MIB, INGEST_BATCH, INGEST_ROUND, progress, ROWS } from "./settings.ts";
 import { buildWorld, type World } from "./world.ts";
 
 const ROUNDS = intEnv("BENCH_PROFILE_ROUNDS", 4, 1);

@@ -6,7 +6,7 @@
  * and in process with store.search.search, the same queries.
  */
 import type { Store } from "../../src/store/store.ts";
-import { TOKEN } from "../api/settings.ts";
+import { TOKEN } from "../lib/settings.ts";
 import type { Sample } from "./seed.ts";
 import { LIMIT, QUERIES, randInt, rng, WARMUP } from "./settings.ts";
 import { wordOf } from "./world.ts";

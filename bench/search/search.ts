@@ -12,7 +12,7 @@
  *    (createMessageStore: no search index and no channel list writes, the previous release's ingest).
  * 3. Ingest with the search index and the channel list vs without either, alternating rounds on the two
  *    copies (ingest.ts); the issue's budget: ≥ 0.90× in catch-up batches of 500.
- * 4. Serves the migrated store with gw as `gw serve` builds it (bench/api/server.ts gateway) and times
+ * 4. Serves the migrated store with gw as `gw serve` builds it (lib/gw-server.ts) and times
  *    the query cases over HTTP, then the same queries in process (queries.ts). Report:
  *    report.ts. Method and figures: bench/README.md.
  *
@@ -28,15 +28,16 @@ import { systemClock } from "../../src/core/ports.ts";
 import { createMessageStore } from "../../src/store/messages.ts";
 import { progressLogger } from "../../src/store/migration-progress.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
-import { startServer, stopServer } from "../api/servers.ts";
+import { startGwServer, stopServer } from "../lib/http-server.ts";
 import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
 import { type Session, startSession } from "../lib/session.ts";
+import { elapsed, KEEP } from "../lib/settings.ts";
 import { allowlistToml, silentLogger, storeAllowEntries } from "../lib/world.ts";
 import { ingestPhase } from "./ingest.ts";
 import { buildCases, timeHttp, timeStore } from "./queries.ts";
 import { reportSearch } from "./report.ts";
 import { seedBase } from "./seed.ts";
-import { CACHE_MIB, CHANNELS, elapsed, FTS_AUTOMERGE, KEEP, progress, ROWS } from "./settings.ts";
+import { CACHE_MIB, CHANNELS, FTS_AUTOMERGE, progress, ROWS } from "./settings.ts";
 import { buildWorld } from "./world.ts";
 
 const MiB = (bytes: number) => bytes / 2 ** 20;
@@ -100,7 +101,7 @@ async function run(session: Session, dir: string): Promise<void> {
   m.without.close();
   const cases = buildCases(seeded.samples);
   progress(`timing ${cases.length} query cases over HTTP`);
-  const server = await startServer("gateway", gwDir, "");
+  const server = await startGwServer(gwDir);
   session.track(server.proc);
   await waitQuiet(30, progress);
   const [, httpLoad] = await withMachineLoad(() => timeHttp(server.port, cases));

@@ -3,7 +3,8 @@
  * random stream: the world, the seeding, the ingest rounds and the query picks draw from it in that order,
  * so a run with the same settings stores and asks the same things.
  */
-import { intEnv, mulberry32 } from "../lib/stats.ts";
+import { intEnv, progressLine, SEED } from "../lib/settings.ts";
+import { mulberry32 } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 1_000_000, 10_000);
 export const CHANNELS = intEnv("BENCH_CHANNELS", 10_000, 10);
@@ -21,8 +22,6 @@ export const INGEST_ROUND = intEnv("BENCH_INGEST_ROUND", 10_000, 500);
 export const INGEST_ROUNDS = intEnv("BENCH_INGEST_ROUNDS", 8, 1);
 /** Messages ingested one per transaction (live traffic) per round, per store. */
 export const INGEST_LIVE = intEnv("BENCH_INGEST_LIVE", 500, 0);
-export const SEED = intEnv("BENCH_SEED", 1, 0);
-export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 /** What-ifs, off by default: FTS5 automerge for the indexed store, page cache (MiB) of both ingest stores. */
 export const FTS_AUTOMERGE = intEnv("BENCH_FTS_AUTOMERGE", 0, 0);
 export const CACHE_MIB = intEnv("BENCH_CACHE_MIB", 0, 0);
@@ -47,5 +46,4 @@ export const LIMIT = 20;
 
 export const rng = mulberry32(SEED);
 export const randInt = (n: number): number => Math.floor(rng() * n);
-export const progress = (s: string): void => void process.stderr.write(`${s}\n`);
-export const elapsed = (t0: number): number => Math.round(performance.now() - t0);
+export const progress = progressLine("");

@@ -19,10 +19,10 @@
  */
 import { type FakeUser, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { emit, now, serveCommands } from "../lib/child-protocol.ts";
-import { dist, intEnv, mulberry32 } from "../lib/stats.ts";
+import { intEnv, SEED } from "../lib/settings.ts";
+import { dist, mulberry32 } from "../lib/stats.ts";
 import { textFor, zipfPicker } from "./world.ts";
 
-const SEED = intEnv("BENCH_SEED", 1, 0);
 const CHANNELS = intEnv("BENCH_CHANNELS", 2000, 2);
 const USERS = intEnv("BENCH_USERS", 400, 2);
 const ALLOWED_USERS = Math.min(USERS - 1, intEnv("BENCH_ALLOWED_USERS", 40, 1));

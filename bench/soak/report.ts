@@ -2,8 +2,8 @@
  * What bench/soak/soak.ts reports: the verdict rows (the RSS target, the series, the rates, whether gw kept
  * up, the exactly-once audit) and the human lines before them. Pure.
  */
-import { plainRow, type SummaryRow } from "../lib/report.ts";
-import type { Dist } from "../lib/stats.ts";
+import { commas, plainRow, type SummaryRow } from "../lib/report.ts";
+import { type Dist, r1, r2 } from "../lib/stats.ts";
 import type { SoakAudit } from "./audit.ts";
 
 export const TARGET_RATIO = 1.2;
@@ -65,10 +65,6 @@ export interface SoakRun {
   warnings: Map<string, number>;
 }
 
-const fmt = (x: number) => x.toLocaleString("en-US");
-const r1 = (x: number) => Math.round(x * 10) / 10;
-const r2 = (x: number) => Math.round(x * 100) / 100;
-
 export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[]; ratio: number } {
   const first = r.checkpoints[0] as Checkpoint;
   const end = r.checkpoints[r.checkpoints.length - 1] as Checkpoint;
@@ -79,16 +75,16 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
   const gw = r.probe ? "gw (bench/soak/gw.ts, BENCH_SOAK_PROBE=1)" : "gw serve";
   const summary: SummaryRow[] = [
     {
-      figure: `${gw} RSS after all ${fmt(total)} messages vs after the first ${fmt(first.stored)} (median of 3 readings right after catch-up)`,
+      figure: `${gw} RSS after all ${commas(total)} messages vs after the first ${commas(first.stored)} (median of 3 readings right after catch-up)`,
       value: `${end.rssMiB} MiB (peak ${end.hwmMiB} MiB)`,
-      baseline: `after ${fmt(first.stored)}: ${first.rssMiB} MiB`,
+      baseline: `after ${commas(first.stored)}: ${first.rssMiB} MiB`,
       ratio,
       target: `≤ ${TARGET_RATIO}×`,
       pass: ratio <= TARGET_RATIO,
     },
     row(
       "RSS every 5 % of the messages (thousands stored: MiB)",
-      r.checkpoints.map((c) => `${fmt(Math.round(c.stored / 1000))}k: ${c.rssMiB}`).join(", "),
+      r.checkpoints.map((c) => `${commas(Math.round(c.stored / 1000))}k: ${c.rssMiB}`).join(", "),
     ),
     row(
       "RSS sampled every second, lowest / highest in the first and in the last 5 % of the messages",
@@ -99,26 +95,26 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
       `${r.trendPer100k >= 0 ? "+" : ""}${r.trendPer100k} MiB per 100,000 messages`,
     ),
     row(
-      `messages stored per second over the soak (paced at ${fmt(r.rps)}/s while posting, catch-up waits included)`,
-      `${fmt(Math.round(total / r.soakS))} msg/s (${fmt(total)} in ${r1(r.soakS)} s)`,
+      `messages stored per second over the soak (paced at ${commas(r.rps)}/s while posting, catch-up waits included)`,
+      `${commas(Math.round(total / r.soakS))} msg/s (${commas(total)} in ${r1(r.soakS)} s)`,
     ),
     row(
       "webhooks delivered per second over the soak",
-      `${fmt(Math.round(r.allowed / r.soakS))}/s (${fmt(r.allowed)})`,
+      `${commas(Math.round(r.allowed / r.soakS))}/s (${commas(r.allowed)})`,
     ),
     row(
       `kept up: a chunk's last message → all stored; → caught up, webhooks too (${r.chunks} chunks, polled every 50 ms)`,
       `p50 ${r.storeLag.p50} / p99 ${r.storeLag.p99} / max ${r.storeLag.max} ms; p50 ${r.lag.p50} / p99 ${r.lag.p99} / max ${r.lag.max} ms`,
     ),
     row(
-      `stored exactly once with the right allowlist status (${fmt(r.perSource)} MESSAGE_CREATEs + ${fmt(r.perSource)} chat.db rows)`,
-      `${fmt(audit.stored.once)}/${fmt(total)} (${audit.stored.missing} missing, ${audit.stored.duplicated} duplicated, ${audit.stored.wrongStatus} wrong status)`,
+      `stored exactly once with the right allowlist status (${commas(r.perSource)} MESSAGE_CREATEs + ${commas(r.perSource)} chat.db rows)`,
+      `${commas(audit.stored.once)}/${commas(total)} (${audit.stored.missing} missing, ${audit.stored.duplicated} duplicated, ${audit.stored.wrongStatus} wrong status)`,
       "all, once",
       audit.stored.once === total && audit.stored.wrongStatus === 0 && audit.stored.unexpected === 0,
     ),
     row(
       "allowlisted messages' webhooks delivered exactly once (signature valid, received once)",
-      `${fmt(audit.webhooks.deliveredOnce)}/${fmt(r.allowed)} (sink ${fmt(sink.ids)} ids, ${sink.dupes} repeated, ${sink.bad} bad; ${audit.webhooks.forUnknown} for unknown senders; ${audit.webhooks.attemptsOverOne} needed a retry)`,
+      `${commas(audit.webhooks.deliveredOnce)}/${commas(r.allowed)} (sink ${commas(sink.ids)} ids, ${sink.dupes} repeated, ${sink.bad} bad; ${audit.webhooks.forUnknown} for unknown senders; ${audit.webhooks.attemptsOverOne} needed a retry)`,
       "all, once",
       audit.webhooks.deliveredOnce === r.allowed &&
         audit.webhooks.allowed === r.allowed &&
@@ -129,7 +125,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
     ),
     row(
       "Discord files stored (1 % of messages, 0.2–4 KiB each)",
-      `${fmt(audit.attachments.stored)}/${fmt(r.files)}`,
+      `${commas(audit.attachments.stored)}/${commas(r.files)}`,
       "all",
       audit.attachments.stored === r.files && audit.attachments.rows === r.files,
     ),
@@ -139,7 +135,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
     `  ${xs.map((x, i) => String(x).padStart(widths[i] ?? 8)).join(" ")}`;
   const w = [9, 7, 8, 8, 15, 7, 9, 10, 6, 6, 9];
   const lines = [
-    `soak: scale ${r.scale} (${fmt(r.perSource)} Discord + ${fmt(r.perSource)} chat.db), ${r.chunks} chunks of ${fmt(r.perChunk)} + ${fmt(r.perChunk)} at ${fmt(r.rps)} msg/s, ${r1(r.soakS)} s; ${gw} exited ${r.stop.exitCode} ${r.stop.ms} ms after its stop`,
+    `soak: scale ${r.scale} (${commas(r.perSource)} Discord + ${commas(r.perSource)} chat.db), ${r.chunks} chunks of ${commas(r.perChunk)} + ${commas(r.perChunk)} at ${commas(r.rps)} msg/s, ${r1(r.soakS)} s; ${gw} exited ${r.stop.exitCode} ${r.stop.ms} ms after its stop`,
     col(
       [
         "stored",
@@ -159,7 +155,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
     ...r.checkpoints.map((c) =>
       col(
         [
-          fmt(c.stored),
+          commas(c.stored),
           c.tS,
           c.rssMiB,
           r2(c.rssMiB / first.rssMiB),
@@ -182,7 +178,7 @@ export function soakSummary(r: SoakRun): { summary: SummaryRow[]; lines: string[
         const b = c.probe?.before;
         const a = c.probe?.after;
         if (!a || !b) return "";
-        return `  ${fmt(c.stored).padStart(9)}: RSS ${b.rssMiB} → ${a.rssMiB}, mimalloc ${b.mimallocCommitMiB} → ${a.mimallocCommitMiB}, heap ${b.heapSizeMiB}/${b.heapCapacityMiB}/${b.extraMiB} → ${a.heapSizeMiB}/${a.heapCapacityMiB}/${a.extraMiB} MiB, ${fmt(b.objects)} → ${fmt(a.objects)} cells (gc ${a.gcMs} ms); ${JSON.stringify(a.discord)}`;
+        return `  ${commas(c.stored).padStart(9)}: RSS ${b.rssMiB} → ${a.rssMiB}, mimalloc ${b.mimallocCommitMiB} → ${a.mimallocCommitMiB}, heap ${b.heapSizeMiB}/${b.heapCapacityMiB}/${b.extraMiB} → ${a.heapSizeMiB}/${a.heapCapacityMiB}/${a.extraMiB} MiB, ${commas(b.objects)} → ${commas(a.objects)} cells (gc ${a.gcMs} ms); ${JSON.stringify(a.discord)}`;
       }),
     );
   }

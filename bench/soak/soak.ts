@@ -6,9 +6,9 @@
  *   bun run bench soak                    (or: bun run bench/soak/soak.ts)
  *   SOAK_SCALE=0.1 bun run bench soak     (50,000 + 50,000, for a quick run)
  *
- * Processes: gw serve (`bun src/main.ts serve`); the fake Discord (discord/discord.ts: 400 users, 40 of
+ * Processes: gw serve (`bun src/main.ts serve`); the fake Discord (discord.ts: 400 users, 40 of
  * them allowlisted, 10 guilds and DMs, 1 % of messages with a small file on its CDN); Messages writing
- * chat.db (load/writer.ts: one transaction per row; 300 people, 250 DMs and 50 group chats, from
+ * chat.db (lib/messages-child.ts: one transaction per row; 300 people, 250 DMs and 50 group chats, from
  * world.ts); the webhook sink (lib/sink.ts: 204, one record per delivery id); this script, which
  * paces, samples and audits.
  *
@@ -36,14 +36,15 @@ import { join } from "node:path";
 import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
 import { freePort, spawnGw, stopGw, waitFor } from "../../test/helpers/process.ts";
 import { chatDbPathIn, gwEnvFor } from "../lib/chatdb.ts";
-import { type Child, type Msg, startChild } from "../lib/child.ts";
+import { type Child, MESSAGES_CHILD, type Msg, startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
 import { sampleProc, slope } from "../lib/proc.ts";
-import { report } from "../lib/report.ts";
+import { commas, report } from "../lib/report.ts";
 import { startSession } from "../lib/session.ts";
+import { flagEnv, intEnv, KEEP, PATH, progressLine, SECRET, SEED, TOKEN } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
-import { dist, intEnv, median, mulberry32 } from "../lib/stats.ts";
+import { dist, median, mulberry32, r1, r2 } from "../lib/stats.ts";
 import { auditStore } from "./audit.ts";
 import { type Checkpoint, type ProbeHeap, soakSummary } from "./report.ts";
 import { allowlistToml, imessageWorld } from "./world.ts";
@@ -56,24 +57,16 @@ if (CHUNKS % 20 !== 0) throw new Error(`BENCH_SOAK_CHUNKS must be a multiple of 
 const PER_CHUNK = Math.max(1, Math.round((500_000 * SCALE) / CHUNKS));
 const PER_SOURCE = PER_CHUNK * CHUNKS;
 const RPS = intEnv("BENCH_SOAK_RPS", 1000, 2);
-const SEED = intEnv("BENCH_SEED", 1, 0);
 const CATCHUP_S = intEnv("BENCH_CATCHUP_S", 120, 1);
 const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 60, 0);
-const PROBE = intEnv("BENCH_SOAK_PROBE", 0, 0) === 1;
-const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
+const PROBE = flagEnv("BENCH_SOAK_PROBE", false);
 const GW_ROOT = process.env.BENCH_GW_ROOT || join(import.meta.dir, "../..");
 /** A checkpoint every 5 % of the messages; the first is the baseline. */
 const EVERY = CHUNKS / 20;
 
 const HERE = import.meta.dir;
-const PATH = process.env.PATH ?? "/usr/bin:/bin";
-const TOKEN = `bench-${crypto.randomUUID()}`;
-const SECRET = `whsec-${crypto.randomUUID()}`;
 const startedAt = performance.now();
-const progress = (s: string) => process.stderr.write(`[soak] ${s}\n`);
-const fmt = (x: number) => x.toLocaleString("en-US");
-const r1 = (x: number) => Math.round(x * 10) / 10;
-const r2 = (x: number) => Math.round(x * 100) / 100;
+const progress = progressLine("soak");
 const sizeMiB = (p: string) => {
   try {
     return r2(statSync(p).size / 2 ** 20);
@@ -111,12 +104,12 @@ async function main() {
   const chatDb = chatDbPathIn(dir);
   const dbPath = join(dir, "data/gw.db");
   const im = imessageWorld(mulberry32(SEED), { handles: 300, allowedShare: 0.15, groups: 50 });
-  const [writer] = await startReady("writer", [join(HERE, "../load/writer.ts")], {
+  const [writer] = await startReady("writer", [MESSAGES_CHILD], {
     PATH,
     BENCH_CHAT_DB: chatDb,
     BENCH_CHATS: JSON.stringify(im.chats),
   });
-  const [fake, fakeReady] = await startReady("fake-discord", [join(HERE, "discord/discord.ts")], {
+  const [fake, fakeReady] = await startReady("fake-discord", [join(HERE, "discord.ts")], {
     PATH,
     BENCH_SEED: String(SEED),
   });
@@ -148,7 +141,7 @@ async function main() {
     60_000,
   );
   progress(
-    `gw (pid ${gw.pid}${PROBE ? ", probe" : ""}) on ${port}, both connectors ok; ${fmt(PER_SOURCE)} Discord messages over ${fakeReady.channels} channels + ${fmt(PER_SOURCE)} chat.db rows, ${CHUNKS} chunks, ${RPS} msg/s while posting`,
+    `gw (pid ${gw.pid}${PROBE ? ", probe" : ""}) on ${port}, both connectors ok; ${commas(PER_SOURCE)} Discord messages over ${fakeReady.channels} channels + ${commas(PER_SOURCE)} chat.db rows, ${CHUNKS} chunks, ${RPS} msg/s while posting`,
   );
 
   const db = new Database(dbPath, { readonly: true });
@@ -268,7 +261,7 @@ async function main() {
         checkpoints.push(cp);
         const base = (checkpoints[0] as Checkpoint).rssMiB;
         progress(
-          `${fmt(cp.stored)} stored at ${cp.tS} s: RSS ${cp.rssMiB} MiB (${r2(cp.rssMiB / base)}× the first; 1 s samples ${cp.windowMinMiB}–${cp.windowMaxMiB}), peak ${cp.hwmMiB}, gw.db ${cp.dbMiB} MiB, WAL ${cp.walMiB}; fake Discord ${cp.fakeRssMiB} MiB${cp.probe ? `; JS heap ${cp.probe.before.heapSizeMiB} → ${cp.probe.after.heapSizeMiB} MiB after GC, RSS ${cp.probe.after.rssMiB}` : ""}`,
+          `${commas(cp.stored)} stored at ${cp.tS} s: RSS ${cp.rssMiB} MiB (${r2(cp.rssMiB / base)}× the first; 1 s samples ${cp.windowMinMiB}–${cp.windowMaxMiB}), peak ${cp.hwmMiB}, gw.db ${cp.dbMiB} MiB, WAL ${cp.walMiB}; fake Discord ${cp.fakeRssMiB} MiB${cp.probe ? `; JS heap ${cp.probe.before.heapSizeMiB} → ${cp.probe.after.heapSizeMiB} MiB after GC, RSS ${cp.probe.after.rssMiB}` : ""}`,
         );
       }
     }
@@ -346,7 +339,7 @@ async function main() {
         gwRoot: GW_ROOT,
         quietWaitS: quietS,
       },
-      pacing: `${CHUNKS} chunks; in each, ${fmt(PER_CHUNK)} MESSAGE_CREATEs and ${fmt(PER_CHUNK)} chat.db rows posted at once at ${RPS / 2}/s each, then a wait until all are stored, no webhook is pending and the sink has every delivery`,
+      pacing: `${CHUNKS} chunks; in each, ${commas(PER_CHUNK)} MESSAGE_CREATEs and ${commas(PER_CHUNK)} chat.db rows posted at once at ${RPS / 2}/s each, then a wait until all are stored, no webhook is pending and the sink has every delivery`,
       soakS: r1(soakS),
       storedPerS: r1((2 * PER_SOURCE) / soakS),
       deliveredPerS: r1(allowed / soakS),

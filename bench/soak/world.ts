@@ -1,5 +1,5 @@
 /**
- * The people, chats and messages of bench/soak/soak.ts, shared by its Discord child (discord/discord.ts): a
+ * The people, chats and messages of bench/soak/soak.ts, shared by its Discord child (discord.ts): a
  * Zipf-like pick (a few busy channels, a long tail of quiet ones), message texts that carry their own
  * audit key, and the iMessage side (handles, DM and group chats as Messages records them, the allowlist
  * entries, and the rows of each chunk). Everything is drawn from one seeded stream per platform, in

@@ -18,14 +18,14 @@ import { join } from "node:path";
 import { ASSET_FLAGS, FLAGS, writeAssets } from "../../scripts/build.ts";
 import { report, type SummaryRow } from "../lib/report.ts";
 import { buildBinary, timeServe as timeServeIn } from "../lib/serve-start.ts";
-import { type Dist, dist, intEnv } from "../lib/stats.ts";
+import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
+import { type Dist, dist } from "../lib/stats.ts";
 
 const RUNS = intEnv("BENCH_RUNS", 20, 1);
-const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
 /** [speed] item 4: the binary at most this many MB (10^6 bytes) over a hello-world built with the same flags. */
 const TARGET = { serveMs: 100, versionMs: 50, sizeOverHelloMB: 10 };
 const startedAt = performance.now();
-const progress = (s: string) => process.stderr.write(`[startup] ${s}\n`);
+const progress = progressLine("startup");
 
 const dir = mkdtempSync(join(tmpdir(), "gw-bench-startup-"));
 process.on("SIGINT", () => {

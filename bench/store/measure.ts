@@ -13,20 +13,10 @@ import {
 } from "../../src/store/messages.ts";
 import { type UnreadFilter, unreadCandidatesSql } from "../../src/store/reads.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
+import { elapsed } from "../lib/settings.ts";
 import { percentile } from "../lib/stats.ts";
 import type { Seeded } from "./seeded.ts";
-import {
-  elapsed,
-  ITERS,
-  LIMIT,
-  MAX_MS,
-  MIN_ITERS,
-  pick,
-  ROWS,
-  randInt,
-  WARMUP,
-  WHAT_IF,
-} from "./settings.ts";
+import { ITERS, LIMIT, MAX_MS, MIN_ITERS, pick, ROWS, randInt, WARMUP, WHAT_IF } from "./settings.ts";
 
 export interface Result {
   name: string;

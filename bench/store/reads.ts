@@ -5,8 +5,9 @@
  * read runs by the store's own rebuildRuns, as bulk-loaded marks bypass markRead.
  */
 import type { Store } from "../../src/store/store.ts";
+import { elapsed } from "../lib/settings.ts";
 import type { seedMessages } from "./seed.ts";
-import { elapsed, INSERT_CHUNK, ROWS, randInt, UNREAD_A } from "./settings.ts";
+import { INSERT_CHUNK, ROWS, randInt, UNREAD_A } from "./settings.ts";
 
 /** Inserts read marks for `agent` on every allowed message except those in `unread`; then builds its read runs. */
 function seedReads(

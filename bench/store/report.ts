@@ -5,9 +5,10 @@
  */
 import { cpus } from "node:os";
 import { report, type SummaryRow, textTable } from "../lib/report.ts";
+import { elapsed } from "../lib/settings.ts";
 import type { Measured, Result } from "./measure.ts";
 import type { Seeded } from "./seeded.ts";
-import { elapsed, INGEST_ROWS, ITERS, ROWS, UNREAD_A, WARMUP } from "./settings.ts";
+import { INGEST_ROWS, ITERS, ROWS, UNREAD_A, WARMUP } from "./settings.ts";
 
 function fmt(n: number): string {
   if (!Number.isFinite(n)) return "-";

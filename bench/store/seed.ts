@@ -12,10 +12,10 @@ import { createIdFactory, type IdFactory } from "../../src/core/ids.ts";
 import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
 import type { MessageRow } from "../../src/store/messages.ts";
 import type { Store } from "../../src/store/store.ts";
+import { elapsed } from "../lib/settings.ts";
 import { type Channel, type Person, silentLogger, storeCast, storeChannels, WORDS } from "../lib/world.ts";
 import {
   CHANNELS,
-  elapsed,
   GAP_MS,
   IMESSAGE_CHANNELS,
   INGEST_BATCH,

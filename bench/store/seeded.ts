@@ -3,9 +3,9 @@
  * (reads.ts); `Seeded` is what the measure and the report read of it.
  */
 import { openStore } from "../../src/store/store.ts";
+import { elapsed } from "../lib/settings.ts";
 import { seedAgents } from "./reads.ts";
 import { seedMessages } from "./seed.ts";
-import { elapsed } from "./settings.ts";
 
 export type Seeded = ReturnType<typeof seedStore>;
 

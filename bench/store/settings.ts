@@ -3,7 +3,8 @@
  * one seeded random stream: seeding, then the measurement's random picks, draw from it in that order,
  * so a run with the same BENCH_SEED and BENCH_ROWS stores and times the same data.
  */
-import { intEnv, mulberry32 } from "../lib/stats.ts";
+import { intEnv, SEED } from "../lib/settings.ts";
+import { mulberry32 } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 1_000_000, 2_000);
 export const ITERS = intEnv("BENCH_ITERS", 2_000, 1);
@@ -11,7 +12,6 @@ export const WARMUP = intEnv("BENCH_WARMUP", 200, 0);
 export const MAX_MS = intEnv("BENCH_MAX_MS", 5_000, 1);
 export const MIN_ITERS = Math.min(10, ITERS);
 export const INGEST_ROWS = Math.min(ROWS, intEnv("BENCH_INGEST_ROWS", 50_000, 0));
-export const SEED = intEnv("BENCH_SEED", 1, 0);
 
 export const CHANNELS = 200;
 /** The first 120 channels are iMessage ones, the other 80 Discord. */
@@ -34,5 +34,3 @@ export function pick<T>(items: readonly T[]): T {
   if (v === undefined) throw new Error("pick from an empty list");
   return v;
 }
-
-export const elapsed = (t0: number): number => Math.round(performance.now() - t0);

@@ -6,7 +6,7 @@
  */
 import { cpuJiffies, stealShare } from "../lib/machine.ts";
 import { report, type SummaryRow } from "../lib/report.ts";
-import { median } from "../lib/stats.ts";
+import { median, r1, r2 } from "../lib/stats.ts";
 import type { Bench } from "./gw.ts";
 import type { LatencyResult } from "./latency.ts";
 import {
@@ -17,8 +17,6 @@ import {
   GAP_MS,
   MESSAGES,
   ROUNDS,
-  r1,
-  r2,
   SAMPLES,
   TARGET_P50_MS,
   TARGET_RATE,

@@ -7,7 +7,8 @@
 import type { Source } from "../../src/core/envelope.ts";
 import { MAX_IN_FLIGHT } from "../../src/webhooks/dispatcher.ts";
 import { waitFor } from "../../test/helpers/process.ts";
-import { type Dist, dist as distOf, intEnv } from "../lib/stats.ts";
+import { flagEnv, intEnv, progressLine } from "../lib/settings.ts";
+import { type Dist, dist as distOf } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 200, 10);
 export const GAP_MS = intEnv("BENCH_GAP_MS", 20, 0);
@@ -15,8 +16,7 @@ export const MESSAGES = intEnv("BENCH_MESSAGES", 5000, 100);
 export const CHANNELS = intEnv("BENCH_CHANNELS", 100, 1);
 export const BATCH = intEnv("BENCH_BATCH", 100, 1);
 export const ROUNDS = intEnv("BENCH_ROUNDS", 3, 1);
-export const PROFILE = intEnv("BENCH_PROFILE", 1, 0) === 1;
-export const KEEP = intEnv("BENCH_KEEP", 0, 0) === 1;
+export const PROFILE = flagEnv("BENCH_PROFILE", true);
 
 export const TARGET_P50_MS = 20;
 export const TARGET_RATE = 500;
@@ -27,14 +27,11 @@ export const TIMEOUT_MS = 15_000;
 export const SOURCE: Source = "device_messenger";
 export const SECRET = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
 
-export const progress = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+export const progress = progressLine("bench");
 
 /** Unrounded: the report rounds what it shows. */
 export const dist = (values: readonly number[]): Dist => distOf(values, (x) => x);
 export type { Dist };
-
-export const r2 = (x: number) => Math.round(x * 100) / 100;
-export const r1 = (x: number) => Math.round(x * 10) / 10;
 
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

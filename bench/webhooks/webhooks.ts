@@ -38,6 +38,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpuJiffies } from "../lib/machine.ts";
+import { KEEP } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
 import { type Bench, messageKit, startGateway } from "./gw.ts";
 import { latency } from "./latency.ts";
@@ -45,7 +46,6 @@ import { reportWebhooks, type WebhooksRun } from "./report.ts";
 import {
   CHANNELS,
   GAP_MS,
-  KEEP,
   MESSAGES,
   PROFILE,
   progress,

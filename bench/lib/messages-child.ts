@@ -1,21 +1,23 @@
 /**
- * Child process of bench/load/load.ts: Messages writing chat.db. It creates the chat.db (lib/chatdb.ts schema)
- * with the chats of BENCH_CHATS (JSON: [{guid, style, chatIdentifier, participants}]), keeps its
- * connection open (WAL, `synchronous` left at SQLite's default, one transaction per message, as
- * openChatDbWriter writes) and writes inbound rows when told.
+ * Child process of a benchmark: Messages on chat.db. It creates the chat.db (lib/chatdb.ts: the friend's
+ * and the stranger's chats, plus the chats of BENCH_CHATS, JSON [{guid, style, chatIdentifier,
+ * participants}]) and keeps its connection open, so chat.db-wal and chat.db-shm exist as on a Mac where
+ * Messages runs (WAL, `synchronous` left at SQLite's default, one transaction per message, as
+ * openChatDbWriter writes); it commits nothing until told. idle.ts, load.ts and soak.ts run it.
  *
- *   BENCH_CHAT_DB=<path> BENCH_CHATS='[…]' bun run bench/load/writer.ts
+ *   BENCH_CHAT_DB=<path> [BENCH_CHATS='[…]'] bun run bench/lib/messages-child.ts
  *
- * Prints `{"ready":0,"pid":…}`. Commands besides those of lib/child-protocol.ts:
- * - `{"cmd":"commit","chatGuid","from","text"}` → {rowid}: one message now;
+ * Prints `{"ready":0,"rowid":<MAX(ROWID)>,"pid":…}`. Commands besides those of lib/child-protocol.ts:
+ * - `{"cmd":"commit","text"[,"chatGuid","from"]}` → {rowid, tBegin, tCommit}: one message now (from the
+ *   friend in the friend's chat unless given), its transaction's begin and commit on this process's clock;
  * - `{"cmd":"run","t0","rps","messages":[[chatGuid, from, text], …]}` → {written, lateMs: {p50, p99,
  *   max}, wallMs}: message k is written at t0 + k × 1000 / rps (this process's clock,
  *   lib/child-protocol.ts `now`), or at once when that instant has passed.
  */
 import type { ChatSpec } from "../../src/demo/chatdb-writer.ts";
-import { openBenchChatDb } from "../lib/chatdb.ts";
-import { emit, now, serveCommands } from "../lib/child-protocol.ts";
-import { dist } from "../lib/stats.ts";
+import { FRIEND, FRIEND_CHAT, openBenchChatDb } from "./chatdb.ts";
+import { emit, now, serveCommands } from "./child-protocol.ts";
+import { dist } from "./stats.ts";
 
 const path = process.env.BENCH_CHAT_DB;
 if (!path) {
@@ -24,18 +26,19 @@ if (!path) {
 }
 const writer = openBenchChatDb(path);
 for (const c of JSON.parse(process.env.BENCH_CHATS ?? "[]") as ChatSpec[]) writer.chat(c);
-emit({ ready: 0, pid: process.pid });
+emit({ ready: 0, rowid: writer.maxRowid(), pid: process.pid });
 
 await serveCommands(
   () => writer.close(),
   async (c) => {
     if (c.cmd === "commit") {
+      const tBegin = now();
       const { rowid } = writer.message({
-        chatGuid: String(c.chatGuid),
-        from: String(c.from),
+        chatGuid: c.chatGuid === undefined ? FRIEND_CHAT : String(c.chatGuid),
+        from: c.from === undefined ? FRIEND : String(c.from),
         text: String(c.text),
       });
-      return { rowid };
+      return { rowid, tBegin, tCommit: now() };
     }
     if (c.cmd === "run") {
       const t0 = Number(c.t0);
