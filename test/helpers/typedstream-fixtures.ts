@@ -1,6 +1,8 @@
 /**
  * The real typedstream blobs of shared/fixtures/typedstream (GPL test data: read from there at test time,
- * never copied into this repository), their expected texts, and checks shared by the body tests.
+ * never copied into this repository), their expected texts, the pieces the attributedBody tests build
+ * blobs from (integers, the NSString length field's place in a blob our encoder made), and checks shared
+ * by the body tests.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,18 +25,9 @@ export const EXPECTED: Record<string, string | null> = HAVE_FIXTURES
 export const readFixture = (name: string): Uint8Array =>
   new Uint8Array(readFileSync(join(FIXTURE_DIR, name)));
 
-export const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
-export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+import { bytes, utf8 } from "./bytes.ts";
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { bytes, concat, utf8 } from "./bytes.ts";
 
 export function indexOfBytes(haystack: Uint8Array, needle: ArrayLike<number>, from = 0): number {
   outer: for (let i = from; i + needle.length <= haystack.length; i++) {
@@ -42,6 +35,32 @@ export function indexOfBytes(haystack: Uint8Array, needle: ArrayLike<number>, fr
     return i;
   }
   return -1;
+}
+
+/** typedstream integer; `form` forces `81`/`82` where the value allows it. */
+export function tsInt(n: number, form?: 0x81 | 0x82): Uint8Array {
+  if (form === undefined && n < 0x80) return bytes(n);
+  if (form !== 0x82 && n <= 0xffff) return bytes(0x81, n & 0xff, n >>> 8);
+  return bytes(0x82, n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24);
+}
+
+/** The `84 01 2B` type string ("+") right before the NSString's length field. */
+export const TYPE_PLUS = [0x84, 0x01, 0x2b];
+
+/** Where the NSString's length field starts and the body starts/ends in a blob our encoder made. */
+export function layoutOf(blob: Uint8Array): { lengthAt: number; start: number; end: number } {
+  const lengthAt = indexOfBytes(blob, TYPE_PLUS) + 3;
+  const tag = blob[lengthAt] ?? 0;
+  const size = tag < 0x80 ? 1 : tag === 0x81 ? 3 : 5;
+  const field = blob.subarray(lengthAt + 1, lengthAt + size);
+  const length = tag < 0x80 ? tag : field.reduce((acc, b, i) => acc + b * 2 ** (8 * i), 0);
+  return { lengthAt, start: lengthAt + size, end: lengthAt + size + length };
+}
+
+/** A string of exactly `n` UTF-8 bytes made of `unit` plus ASCII padding. */
+export function ofUtf8Length(n: number, unit: string): string {
+  const unitBytes = utf8(unit).length;
+  return unit.repeat(Math.floor(n / unitBytes)) + "x".repeat(n % unitBytes);
 }
 
 /**

@@ -1,91 +1,31 @@
+/**
+ * decodeAttributedBody and encodeAttributedBody on good input: the 41 real blobs of shared/fixtures/typedstream
+ * (read there at test time, never copied here), the encoder's byte layout (chatdb.md §4.2) and length forms,
+ * round trips of awkward texts and sizes, and synthetic bodies inside the real Arabic blob's bytes (§4.4).
+ * What must decode to null is in typedstream-rejections.test.ts.
+ */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { mulberry32 } from "../../bench/lib/stats.ts";
 import {
   decodeAttributedBody,
   encodeAttributedBody,
 } from "../../src/connectors/device-messenger/typedstream.ts";
-
-// Real blobs are GPL test data (see their README): read from shared/ at test time, never copied here.
-const FIXTURE_DIR = join(import.meta.dir, "../../../shared/fixtures/typedstream");
-const HAVE_FIXTURES = existsSync(FIXTURE_DIR);
-const NOT_BLOBS = new Set(["README.md", "expected.json"]);
-const FIXTURE_NAMES = HAVE_FIXTURES
-  ? readdirSync(FIXTURE_DIR)
-      .filter((n) => !NOT_BLOBS.has(n))
-      .sort()
-  : [];
-const EXPECTED: Record<string, string | null> = HAVE_FIXTURES
-  ? JSON.parse(readFileSync(join(FIXTURE_DIR, "expected.json"), "utf8"))
-  : {};
-const readFixture = (name: string): Uint8Array => new Uint8Array(readFileSync(join(FIXTURE_DIR, name)));
-
-// ---------------------------------------------------------------------------------------------------
-// helpers
-
-const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
-const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function indexOfBytes(haystack: Uint8Array, needle: number[], from = 0): number {
-  outer: for (let i = from; i + needle.length <= haystack.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
-}
-
-/** typedstream integer; `form` forces `81`/`82` where the value allows it. */
-function tsInt(n: number, form?: 0x81 | 0x82): Uint8Array {
-  if (form === undefined && n < 0x80) return bytes(n);
-  if (form !== 0x82 && n <= 0xffff) return bytes(0x81, n & 0xff, n >>> 8);
-  return bytes(0x82, n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24);
-}
-
-const TYPE_PLUS = [0x84, 0x01, 0x2b];
-
-/** Where the NSString's length field starts and the body starts/ends in a blob our encoder made. */
-function layoutOf(blob: Uint8Array): { lengthAt: number; start: number; end: number } {
-  const lengthAt = indexOfBytes(blob, TYPE_PLUS) + 3;
-  const tag = blob[lengthAt] ?? 0;
-  const size = tag < 0x80 ? 1 : tag === 0x81 ? 3 : 5;
-  const field = blob.subarray(lengthAt + 1, lengthAt + size);
-  const length = tag < 0x80 ? tag : field.reduce((acc, b, i) => acc + b * 2 ** (8 * i), 0);
-  return { lengthAt, start: lengthAt + size, end: lengthAt + size + length };
-}
-
-/** encodeAttributedBody(text) with its NSString length field replaced by `field`. */
-function withLengthField(text: string, field: Uint8Array): Uint8Array {
-  const blob = encodeAttributedBody(text);
-  const { lengthAt, start } = layoutOf(blob);
-  return concat(blob.subarray(0, lengthAt), field, blob.subarray(start));
-}
-
-/** A well-formed blob whose body bytes are exactly `body` (possibly invalid UTF-8). */
-function withBody(body: number[]): Uint8Array {
-  const blob = encodeAttributedBody("x".repeat(body.length));
-  blob.set(body, layoutOf(blob).start);
-  return blob;
-}
-
-/** A string of exactly `n` UTF-8 bytes made of `unit` plus ASCII padding. */
-function ofUtf8Length(n: number, unit: string): string {
-  const unitBytes = utf8(unit).length;
-  return unit.repeat(Math.floor(n / unitBytes)) + "x".repeat(n % unitBytes);
-}
-
-/** mulberry32: small deterministic PRNG for the fuzz cases (the benchmarks' seeded generator). */
-const prng = mulberry32;
+import {
+  bytes,
+  concat,
+  EXPECTED,
+  FIXTURE_DIR,
+  FIXTURE_NAMES,
+  HAVE_FIXTURES,
+  indexOfBytes,
+  layoutOf,
+  ofUtf8Length,
+  readFixture,
+  TYPE_PLUS,
+  tsInt,
+  utf8,
+} from "../helpers/typedstream-fixtures.ts";
 
 const SIZES = [127, 128, 255, 256, 32_767, 32_768, 65_535, 65_536, 70_000];
 const NAMED: Array<[string, string]> = [
@@ -282,241 +222,4 @@ describe("synthetic bodies on the real Arabic layout", () => {
     if (form !== undefined) expect(blob[indexOfBytes(blob, TYPE_PLUS) + 3]).toBe(form);
     expect(decodeAttributedBody(blob)).toBe(text);
   });
-});
-
-describe("rejections → null", () => {
-  const good = (): Uint8Array => encodeAttributedBody("hello");
-
-  test("control: the unmodified blob decodes", () => {
-    expect(decodeAttributedBody(good())).toBe("hello");
-  });
-
-  test("empty, null, undefined and non-Uint8Array input", () => {
-    expect(decodeAttributedBody(new Uint8Array(0))).toBeNull();
-    expect(decodeAttributedBody(null)).toBeNull();
-    expect(decodeAttributedBody(undefined)).toBeNull();
-    expect(decodeAttributedBody("streamtyped" as unknown as Uint8Array)).toBeNull();
-    expect(decodeAttributedBody([4, 11] as unknown as Uint8Array)).toBeNull();
-  });
-
-  test.each([
-    ["version byte", 0, 0x03],
-    ["signature length", 1, 0x0a],
-    ["signature text", 5, 0x45],
-    ["last signature letter", 12, 0x00],
-  ])("wrong header: %s", (_label, at, value) => {
-    const blob = good();
-    blob[at] = value;
-    expect(decodeAttributedBody(blob)).toBeNull();
-  });
-
-  test("shorter than the 16-byte header", () => {
-    expect(decodeAttributedBody(good().subarray(0, 15))).toBeNull();
-  });
-
-  test("root class that is not an attributed string", () => {
-    const blob = good();
-    blob[indexOfBytes(blob, Array.from(utf8("NSAttributedString"))) + 17] = 0x47; // …StrinG
-    expect(decodeAttributedBody(blob)).toBeNull();
-  });
-
-  test("array root holding an attributed string (name outside bytes 16–64)", () => {
-    const blob = concat(
-      bytes(0x04, 0x0b),
-      utf8("streamtyped"),
-      bytes(0x81, 0xe8, 0x03, 0x84, 0x01, 0x40),
-      bytes(0x84, 0x84, 0x84, 0x0e),
-      utf8("NSMutableArray"),
-      bytes(0x00, 0x84, 0x84, 0x07),
-      utf8("NSArray"),
-      bytes(0x00, 0x84, 0x84, 0x08),
-      utf8("NSObject"),
-      bytes(0x00, 0x85),
-      bytes(0x84, 0x01, 0x69, 0x01), // "i" count 1
-      bytes(0x92, 0x84, 0x84, 0x84, 0x12),
-      utf8("NSAttributedString"),
-      bytes(0x00, 0x95),
-      bytes(0x92, 0x84, 0x84, 0x84, 0x08),
-      utf8("NSString"),
-      bytes(0x01, 0x95, 0x84, 0x01, 0x2b, 0x05),
-      utf8("hello"),
-      bytes(0x86, 0x86, 0x86),
-    );
-    expect(indexOfBytes(blob, Array.from(utf8("NSAttributedString")))).toBeGreaterThan(64);
-    expect(decodeAttributedBody(blob)).toBeNull();
-  });
-
-  test("mutable root (NSMutableString whose superclass is NSString) is accepted", () => {
-    const blob = concat(
-      bytes(0x04, 0x0b),
-      utf8("streamtyped"),
-      bytes(0x81, 0xe8, 0x03, 0x84, 0x01, 0x40),
-      bytes(0x84, 0x84, 0x84, 0x19),
-      utf8("NSMutableAttributedString"),
-      bytes(0x00, 0x84, 0x84, 0x12),
-      utf8("NSAttributedString"),
-      bytes(0x00, 0x84, 0x84, 0x08),
-      utf8("NSObject"),
-      bytes(0x00, 0x85),
-      bytes(0x92, 0x84, 0x84, 0x84, 0x0f),
-      utf8("NSMutableString"),
-      bytes(0x01, 0x84, 0x84, 0x08),
-      utf8("NSString"),
-      bytes(0x01, 0x95, 0x84, 0x01, 0x2b, 0x06),
-      utf8("熄灭"),
-      bytes(0x86, 0x86),
-    );
-    expect(decodeAttributedBody(blob)).toBe("熄灭");
-  });
-
-  test("no NSString class name after the root", () => {
-    const blob = good();
-    blob[indexOfBytes(blob, Array.from(utf8("NSString"))) + 7] = 0x47; // NSStrinG
-    expect(decodeAttributedBody(blob)).toBeNull();
-  });
-
-  test("no `84 01 2B` type string", () => {
-    const blob = good();
-    blob[indexOfBytes(blob, TYPE_PLUS) + 2] = 0x2a;
-    expect(decodeAttributedBody(blob)).toBeNull();
-  });
-
-  test("`84 01 2B` only within the ~12 bytes after NSString", () => {
-    const blob = good();
-    const plus = indexOfBytes(blob, TYPE_PLUS);
-    const padded = (n: number) => concat(blob.subarray(0, plus), new Uint8Array(n), blob.subarray(plus));
-    expect(decodeAttributedBody(padded(7))).toBe("hello"); // marker ends 12 bytes after the name
-    expect(decodeAttributedBody(padded(8))).toBeNull();
-    expect(decodeAttributedBody(padded(40))).toBeNull();
-  });
-
-  test.each([0x80, 0x83, 0x84, 0x85, 0x86, 0x87, 0x92, 0xff].map((tag) => [tag.toString(16), tag]))(
-    "length tag 0x%s",
-    (_hex, tag) => {
-      expect(decodeAttributedBody(withLengthField("hello", bytes(tag)))).toBeNull();
-    },
-  );
-
-  test("both 0x81 and 0x82 length forms are read (control for the tag cases)", () => {
-    expect(decodeAttributedBody(withLengthField("hello", tsInt(5, 0x81)))).toBe("hello");
-    expect(decodeAttributedBody(withLengthField("hello", tsInt(5, 0x82)))).toBe("hello");
-  });
-
-  test.each([
-    ["one byte", bytes(0x7f)],
-    ["u16", tsInt(0xffff, 0x81)],
-    ["u32", tsInt(0xffffffff, 0x82)],
-  ])("length past the end (%s)", (_label, field) => {
-    expect(decodeAttributedBody(withLengthField("hello", field))).toBeNull();
-  });
-
-  test("length field cut off by the end of the blob", () => {
-    const blob = withLengthField("hello", tsInt(5, 0x82));
-    const lengthAt = indexOfBytes(blob, TYPE_PLUS) + 3;
-    for (let cut = lengthAt; cut < lengthAt + 5; cut++) {
-      expect(decodeAttributedBody(blob.subarray(0, cut))).toBeNull();
-    }
-  });
-
-  test("body ending exactly at the end of the blob (no room for 86)", () => {
-    const blob = good();
-    const { end } = layoutOf(blob);
-    expect(decodeAttributedBody(blob.subarray(0, end))).toBeNull();
-    expect(decodeAttributedBody(blob.subarray(0, end + 1))).toBe("hello");
-  });
-
-  test("no 86 right after the body", () => {
-    const blob = good();
-    blob[layoutOf(blob).end] = 0x85;
-    expect(decodeAttributedBody(blob)).toBeNull();
-    expect(decodeAttributedBody(withLengthField("hello", bytes(4)))).toBeNull();
-    expect(decodeAttributedBody(withLengthField("hello", bytes(6)))).toBeNull();
-  });
-
-  test("declared length longer than the text before the next object (the ExtraData shape)", () => {
-    // 157 bytes declared, 17 present, then `86 84 02 69 49…`: a marker scanner would return the 17.
-    const blob = withLengthField("This is parsing  ", tsInt(157));
-    expect(decodeAttributedBody(blob)).toBeNull();
-  });
-
-  test("control: a valid 3-byte sequence in the body decodes", () => {
-    expect(decodeAttributedBody(withBody([0xe7, 0x86, 0x84]))).toBe("熄");
-  });
-
-  test.each([
-    ["0xFF", [0x61, 0xff, 0x62]],
-    ["lone continuation byte", [0x80]],
-    ["overlong NUL", [0xc0, 0x80]],
-    ["encoded surrogate", [0xed, 0xa0, 0x80]],
-    ["truncated sequence", [0xe7, 0x86, 0x61]],
-    ["above U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
-  ])("invalid UTF-8 in the body: %s", (_label, body) => {
-    expect(decodeAttributedBody(withBody(body))).toBeNull();
-  });
-});
-
-describe("FF FE: raw UTF-16LE text", () => {
-  const utf16le = (s: string): Uint8Array =>
-    concat(bytes(0xff, 0xfe), new Uint8Array(Buffer.from(s, "utf16le")));
-
-  test("decodes the text after the byte-order mark", () => {
-    expect(decodeAttributedBody(utf16le("héllo 👍🏽 熄"))).toBe("héllo 👍🏽 熄");
-    expect(decodeAttributedBody(bytes(0xff, 0xfe))).toBe("");
-  });
-
-  test("malformed UTF-16 → null", () => {
-    expect(decodeAttributedBody(concat(utf16le("ab"), bytes(0x63)))).toBeNull(); // odd byte count
-    expect(decodeAttributedBody(bytes(0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00))).toBeNull(); // lone surrogate
-  });
-
-  test("a lone FF or FE FF is not the UTF-16LE form", () => {
-    expect(decodeAttributedBody(bytes(0xff))).toBeNull();
-    expect(decodeAttributedBody(bytes(0xfe, 0xff, 0x61, 0x00))).toBeNull();
-  });
-});
-
-describe("fuzz: truncations and bit flips never throw", () => {
-  const cases: Array<[string, () => Uint8Array, string | null]> = [
-    ...FIXTURE_NAMES.map((name): [string, () => Uint8Array, string | null] => [
-      `fixture ${name}`,
-      () => readFixture(name),
-      EXPECTED[name] ?? null,
-    ]),
-    ...["", "熄灭了 ↄ 🆄 👍🏽", "x".repeat(300), ofUtf8Length(32_768, "熄"), ofUtf8Length(70_000, "🆄")].map(
-      (text): [string, () => Uint8Array, string | null] => [
-        `encoded ${utf8(text).length}-byte body`,
-        () => encodeAttributedBody(text),
-        text,
-      ],
-    ),
-  ];
-
-  for (const [label, load, expected] of cases) {
-    test(label, () => {
-      const blob = load();
-      expect(decodeAttributedBody(blob)).toBe(expected);
-
-      // Every prefix: null until the body's closing 86 is included, then the full text.
-      let firstDecoded = -1;
-      for (let n = 0; n <= blob.length; n++) {
-        const got = decodeAttributedBody(blob.subarray(0, n));
-        if (firstDecoded < 0 && got !== null) firstDecoded = n;
-        if (firstDecoded < 0) expect(got).toBeNull();
-        else if (got !== expected) expect(got).toBe(expected);
-      }
-      if (expected !== null) expect(blob[firstDecoded - 1]).toBe(0x86);
-      else expect(firstDecoded).toBe(-1);
-
-      // Single-bit flips: a string or null; after the body's closing 86 they cannot matter.
-      const random = prng(blob.length * 2654435761);
-      for (let i = 0; i < 200; i++) {
-        const at = Math.floor(random() * blob.length);
-        const mutated = blob.slice();
-        mutated[at] = (mutated[at] ?? 0) ^ (1 << Math.floor(random() * 8));
-        const got = decodeAttributedBody(mutated);
-        if (got !== null && typeof got !== "string") expect(typeof got).toBe("string");
-        if (expected !== null && at >= firstDecoded && got !== expected) expect(got).toBe(expected);
-      }
-    });
-  }
 });

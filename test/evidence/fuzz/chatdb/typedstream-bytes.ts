@@ -3,17 +3,9 @@
  * the run from there to the NSString's length field) that hostile blobs and bad rows are built from.
  */
 
-export const utf8 = (s: string) => new TextEncoder().encode(s);
+import { concat, utf8 } from "../../../helpers/bytes.ts";
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { concat, utf8 };
 
 export const HEADER = concat(Uint8Array.of(0x04, 0x0b), utf8("streamtyped"), Uint8Array.of(0x81, 0xe8, 0x03));
 export const ROOT = concat(
