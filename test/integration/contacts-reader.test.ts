@@ -16,6 +16,7 @@ import {
   type CardSpec,
   createAddressBook,
 } from "../../src/demo/addressbook-writer.ts";
+import { writeTenThousandCards } from "../helpers/contacts.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const US = { defaultRegion: "US" };
@@ -217,21 +218,7 @@ describe("problems are reported, never thrown", () => {
 
 describe("scale", () => {
   test("10,000 cards across two sources are read in well under a second", () => {
-    const dir = join(tempDir("gw-contacts-"), "AddressBook");
-    for (const [source, offset] of [
-      ["AAAA-ICLOUD", 0],
-      ["BBBB-GOOGLE", 5000],
-    ] as const) {
-      const w = createAddressBook(addressBookPath(dir, source));
-      for (let i = offset; i < offset + 5000; i++)
-        w.addCard({
-          first: `Person${i}`,
-          last: "Test",
-          phones: [`(555) ${String(100 + (i % 900)).padStart(3, "0")}-${String(i).padStart(4, "0")}`],
-          emails: [`Person${i}@Example.com`],
-        });
-      w.close();
-    }
+    const dir = writeTenThousandCards();
     const t0 = performance.now();
     const { book, files, problems } = readContactBook(dir, US);
     const ms = performance.now() - t0;

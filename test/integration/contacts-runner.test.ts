@@ -10,6 +10,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Contacts, createContacts } from "../../src/contacts/runner.ts";
 import { addressBookPath, createAddressBook } from "../../src/demo/addressbook-writer.ts";
+import { writeTenThousandCards } from "../helpers/contacts.ts";
 import { recordingLogger } from "../helpers/logger.ts";
 import { waitFor } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -137,28 +138,12 @@ test("nothing changes, nothing is read again (no busy loop); after stop, nothing
   expect(fresh.current().nameOf("+15555550100")).toBe("Alexandra");
 });
 
-/** 10,000 cards in two accounts, one national phone number and one e-mail address each (written once). */
+/** 10,000 cards in two accounts (test/helpers/contacts.ts), written once for the tests that read them. */
 let tenThousand: string | null = null;
-function tenThousandCards(): string {
-  if (tenThousand) return tenThousand;
-  const dir = join(tempDir("gw-contacts-"), "AddressBook");
-  for (const [source, offset] of [
-    ["AAAA-ICLOUD", 0],
-    ["BBBB-GOOGLE", 5000],
-  ] as const) {
-    const w = createAddressBook(addressBookPath(dir, source));
-    for (let i = offset; i < offset + 5000; i++)
-      w.addCard({
-        first: `Person${i}`,
-        last: "Test",
-        phones: [`(555) ${String(100 + (i % 900)).padStart(3, "0")}-${String(i).padStart(4, "0")}`],
-        emails: [`Person${i}@Example.com`],
-      });
-    w.close();
-  }
-  tenThousand = dir;
-  return dir;
-}
+const tenThousandCards = (): string => {
+  tenThousand ??= writeTenThousandCards();
+  return tenThousand;
+};
 
 /**
  * Calls `each` on every turn of the event loop's timers until stopped; returns the gaps. A gap is how long
