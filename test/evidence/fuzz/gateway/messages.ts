@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import type { FakeUser } from "../../../../src/demo/fake-discord/server.ts";
+import { plainMessageFields } from "../../../helpers/discord-messages.ts";
 import { nastyString } from "../arbitraries.ts";
 import type { World } from "./run.ts";
 import {
@@ -29,17 +30,7 @@ export function baseMessage(w: World, id: string, where: string, who: string): J
     author: { id: author.id, username: author.username, global_name: author.global_name, discriminator: "0" },
     content: `hostile ${id}`,
     timestamp: new Date().toISOString(),
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    pinned: false,
-    flags: 0,
-    components: [],
-    type: 0,
+    ...plainMessageFields(),
     ...(inGuild
       ? { guild_id: w.guild.id, channel_type: 0, member: { nick: null, roles: [], joined_at: "2026-01-01" } }
       : { channel_type: 1 }),
