@@ -15,6 +15,7 @@ import type { ChatDbRow } from "../../src/connectors/device-messenger/chat-db.ts
 import { FUTURE_SLACK_MS, planRead } from "../../src/connectors/device-messenger/plan.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { appleNanos } from "../../src/demo/chatdb-writer.ts";
+import { chatDbRow } from "../helpers/chatdb-row.ts";
 import { chatDbIn, deviceService, FRIEND, FRIEND_CHAT, STRANGER } from "../helpers/device.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
@@ -170,32 +171,7 @@ test("a first start whose tail holds a row dated a week ahead (Send Later) deliv
 
 test("planRead caps a high-water mark it is given, and one it starts from a first row, at now + FUTURE_SLACK_MS", () => {
   const now = Date.UTC(2026, 10, 24, 12);
-  const row = (rowid: number, date_ms: number): ChatDbRow => ({
-    rowid,
-    guid: `G${rowid}`,
-    text: "x",
-    body: null,
-    handle: FRIEND,
-    service: "iMessage",
-    account: null,
-    is_from_me: 0,
-    date_ms,
-    date_raw: null,
-    item_type: 0,
-    associated_message_type: 0,
-    associated_message_guid: null,
-    associated_message_emoji: null,
-    date_edited: null,
-    date_retracted: null,
-    summary: null,
-    balloon_bundle_id: null,
-    thread_originator_guid: null,
-    is_empty: 0,
-    chat_guid: FRIEND_CHAT,
-    chat_style: 45,
-    chat_identifier: FRIEND,
-    chat_service: "iMessage",
-  });
+  const row = (rowid: number, date_ms: number): ChatDbRow => chatDbRow(rowid, date_ms, { text: "x" });
   const input = (r: ChatDbRow) => ({ row: r, attachments: [], text: "x", announced: 0, ready: true });
   const base = { waiting: [], pending: [], now, fenceMs: 15 * 60_000, waitMs: 60_000 };
   for (const highWater of [null, now + 365 * 86_400_000, Number.POSITIVE_INFINITY]) {

@@ -2,38 +2,13 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatDbRow } from "../../src/connectors/device-messenger/chat-db.ts";
 import { FUTURE_SLACK_MS, planRead, type RowInput } from "../../src/connectors/device-messenger/plan.ts";
+import { chatDbRow } from "../helpers/chatdb-row.ts";
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
 const MIN = 60_000;
 
 function input(rowid: number, over: Partial<ChatDbRow> = {}, more: Partial<RowInput> = {}): RowInput {
-  const row: ChatDbRow = {
-    rowid,
-    guid: `G${rowid}`,
-    text: `text ${rowid}`,
-    body: null,
-    handle: "+15555550100",
-    service: "iMessage",
-    account: null,
-    is_from_me: 0,
-    date_ms: NOW - MIN,
-    date_raw: null,
-    item_type: 0,
-    associated_message_type: 0,
-    associated_message_guid: null,
-    associated_message_emoji: null,
-    date_edited: null,
-    date_retracted: null,
-    summary: null,
-    balloon_bundle_id: null,
-    thread_originator_guid: null,
-    is_empty: 0,
-    chat_guid: "any;-;+15555550100",
-    chat_style: 45,
-    chat_identifier: "+15555550100",
-    chat_service: "iMessage",
-    ...over,
-  };
+  const row = chatDbRow(rowid, NOW - MIN, over);
   return { row, attachments: [], text: row.text, announced: 0, ready: true, ...more };
 }
 
