@@ -7,30 +7,22 @@
  * roles, overwrites and the bot's member, read by discord.js's own `permissionsFor`); opening a DM
  * returns the existing one; history pages newest first with `before`, `after` or no anchor.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import {
-  Client,
   Events,
   GatewayDispatchEvents,
-  GatewayIntentBits,
   type GuildBasedChannel,
   type Message,
-  Partials,
   PermissionFlagsBits,
   RateLimitError,
   Routes,
 } from "discord.js";
 import { readGuild } from "../../src/connectors/community-chat/guild-channels.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { fakeDiscordClients, loginReady } from "../helpers/discord-client.ts";
 import { waitFor } from "../helpers/process.ts";
 
-const open: { fake: FakeDiscord; client: Client }[] = [];
-afterEach(async () => {
-  for (const { fake, client } of open.splice(0)) {
-    await client.destroy();
-    await fake.stop();
-  }
-});
+const newClient = fakeDiscordClients();
 
 async function setUp(opts: { token?: string; messageContentIntent?: boolean; rejectAfterMs?: number } = {}) {
   const fake = await startFakeDiscord({ messageContentIntent: opts.messageContentIntent ?? true });
@@ -39,34 +31,15 @@ async function setUp(opts: { token?: string; messageContentIntent?: boolean; rej
   const general = fake.channel(guild.id, { name: "general" });
   const thread = fake.thread(guild.id, general.id, { name: "plans" });
   const dm = fake.dm(ann);
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
-    partials: [Partials.Channel],
-    rest: {
-      api: fake.apiUrl,
-      timeout: 2_000,
-      retries: 0,
-      ...(opts.rejectAfterMs
-        ? { rejectOnRateLimit: (i) => i.timeToReset > (opts.rejectAfterMs as number) }
-        : {}),
-    },
-    ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) },
-  });
-  open.push({ fake, client });
+  const client = newClient(
+    fake,
+    opts.rejectAfterMs ? { rejectOnRateLimit: (i) => i.timeToReset > (opts.rejectAfterMs as number) } : {},
+  );
   const messages: Message[] = [];
   client.on(Events.MessageCreate, (m) => {
     if (m.author.id !== client.user?.id) messages.push(m);
   });
-  const login = () =>
-    new Promise<void>((resolve, reject) => {
-      client.once(Events.ClientReady, () => resolve());
-      client.login(opts.token ?? FAKE_BOT_TOKEN).catch(reject);
-    });
+  const login = () => loginReady(client, opts.token);
   return { fake, client, ann, guild, general, thread, dm, messages, login };
 }
 

@@ -5,26 +5,13 @@
  * reference type 1, empty content, flag HAS_SNAPSHOT) carries one snapshot of the original's content,
  * embeds and attachments, frozen when forwarded, and no author.
  */
-import { afterEach, expect, test } from "bun:test";
-import {
-  Client,
-  Events,
-  GatewayIntentBits,
-  type Message,
-  MessageReferenceType,
-  Partials,
-  Routes,
-} from "discord.js";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { expect, test } from "bun:test";
+import { Events, type Message, MessageReferenceType, Routes } from "discord.js";
+import { startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { fakeDiscordClients, loginReady } from "../helpers/discord-client.ts";
 import { waitFor } from "../helpers/process.ts";
 
-const open: { fake: FakeDiscord; client: Client }[] = [];
-afterEach(async () => {
-  for (const { fake, client } of open.splice(0)) {
-    await client.destroy();
-    await fake.stop();
-  }
-});
+const newClient = fakeDiscordClients();
 
 async function setUp() {
   const fake = await startFakeDiscord();
@@ -33,28 +20,14 @@ async function setUp() {
   const guild = fake.guild({ name: "Home" });
   const general = fake.channel(guild.id, { name: "general" });
   const other = fake.channel(guild.id, { name: "other" });
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
-    partials: [Partials.Channel],
-    rest: { api: fake.apiUrl, timeout: 2_000, retries: 0 },
-    ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) },
-  });
-  open.push({ fake, client });
+  const client = newClient(fake);
   const messages: Message[] = [];
   const raw: Record<string, unknown>[] = [];
   client.on(Events.MessageCreate, (m) => void messages.push(m));
   client.on("raw", (p: { t?: string; d?: Record<string, unknown> }) => {
     if (p.t === "MESSAGE_CREATE" && p.d) raw.push(p.d);
   });
-  await new Promise<void>((resolve, reject) => {
-    client.once(Events.ClientReady, () => resolve());
-    client.login(FAKE_BOT_TOKEN).catch(reject);
-  });
+  await loginReady(client);
   const got = (id: string) =>
     waitFor(() => {
       const m = messages.find((x) => x.id === id);
