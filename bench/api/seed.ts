@@ -6,29 +6,30 @@
  * allowlist) is the same for every database of a run; each database draws from its own seeded stream.
  */
 import { statSync } from "node:fs";
-import type { AllowlistStatus, Direction, Source } from "../../src/core/envelope.ts";
+import type { Source } from "../../src/core/envelope.ts";
 import { createIdFactory, type IdFactory } from "../../src/core/ids.ts";
-import type { MessageRow } from "../../src/store/messages.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
-import { SEED } from "../lib/settings.ts";
+import { countBy, insertReadMarks, messageRow, normalized } from "../lib/seed.ts";
+import { elapsed, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
-import { allowlistToml, type Channel, type Person, storeCast, storeChannels, WORDS } from "../lib/world.ts";
+import { allowlistToml, storeMessage, storeWorld } from "../lib/world.ts";
 import { CHANNELS, CHUNK, SPAN_MS, START_MS } from "./settings.ts";
 
 /** Channels, people and the allowlist: the same for every database of a run. */
 export function buildWorld() {
-  const channels = storeChannels(CHANNELS, 30);
-  // Zipf-like traffic (s = 0.8): a few busy channels, a long tail.
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let i = 0; i < CHANNELS; i++) {
-    total += 1 / (i + 1) ** 0.8;
-    cumulative.push(total);
-  }
-  // Every person_id is used by several entries, so the gateway logs no single-use warnings.
-  const { known, strangers, entries, allowlist } = storeCast({ known: 60, strangers: 200, persons: 30 });
-  const toml = allowlistToml(entries);
-  return { channels, cumulative, total, known, strangers, allowlist, toml };
+  // Zipf-like traffic (s = 0.8), the first channels the busiest; every person_id is used by several
+  // entries, so the gateway logs no single-use warnings.
+  const world = storeWorld(
+    {
+      channels: CHANNELS,
+      imessageChannels: 30,
+      zipf: 0.8,
+      busiestFirst: true,
+      cast: { known: 60, strangers: 200, persons: 30 },
+    },
+    mulberry32(SEED),
+  );
+  return { ...world, toml: allowlistToml(world.entries) };
 }
 
 export type World = ReturnType<typeof buildWorld>;
@@ -102,75 +103,37 @@ interface SeedState {
   lastInbound: Float64Array;
 }
 
-/** Message i (draws from the stream, so call it in message order). */
+/** Message i (draws from the stream, so call it in message order); 3 % carry an attachment record. */
 function seedMessage(st: SeedState, i: number): void {
   const { store, world, rng } = st;
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)] as T;
-  const r = rng() * world.total;
-  let c = 0;
-  while (c < CHANNELS - 1 && (world.cumulative[c] ?? 0) < r) c++;
-  const channel = world.channels[c] as Channel;
-  const createdAt = Math.round(START_MS + (i + 0.5) * st.gap);
-  st.now = createdAt;
-  const messageTs = createdAt - Math.floor(rng() * Math.max(2, 2 * st.gap));
-  const roll = rng();
-  const direction: Direction = roll < 0.05 ? "outbound" : "inbound";
-  const sender: Person =
-    direction === "outbound"
-      ? { id: "owner", displayName: "Me" }
-      : roll < 0.85
-        ? pick(world.known[channel.source])
-        : pick(world.strangers[channel.source]);
-  const entry = direction === "inbound" ? world.allowlist.lookup(channel.source, sender.id) : null;
-  const status: AllowlistStatus = direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown";
-  const words = 2 + Math.floor(rng() * 24);
-  let text = pick(WORDS);
-  for (let w = 1; w < words; w++) text += ` ${pick(WORDS)}`;
-  const id = st.ids.message();
-  const row: MessageRow = {
-    id,
-    source: channel.source,
-    platform_id:
-      channel.source === "device_messenger"
-        ? crypto.randomUUID().toUpperCase()
-        : ((BigInt(createdAt - 1_420_070_400_000) << 22n) | BigInt(i & 0x3fffff)).toString(),
-    channel_id: channel.id,
-    channel_type: channel.type,
-    sender_id: sender.id,
-    sender_name: entry?.display_name ?? sender.displayName,
-    person_id: entry?.person_id ?? null,
-    text,
-    reply_to: rng() < 0.05 ? (st.lastInChannel[c] ?? null) : null,
-    message_ts: messageTs,
-    direction,
-    allowlist_status: status,
-    raw: JSON.stringify(
-      channel.source === "device_messenger"
-        ? { ROWID: i + 1, service: "iMessage", is_from_me: direction === "outbound" ? 1 : 0 }
-        : { guild_id: "1100000000000000000", channel_id: channel.id, type: 0 },
-    ),
-    created_at: createdAt,
-  };
+  const g = storeMessage(world, i, { startMs: START_MS, gapMs: st.gap }, rng);
+  st.now = g.createdAt;
+  const m = normalized(g, null);
+  const row = messageRow(m, st.ids.message(), world.allowlist.lookup(m.source, m.sender.id), {
+    createdAt: g.createdAt,
+    replyTo: g.replies ? (st.lastInChannel[g.channelIdx] ?? null) : null,
+  });
   store.messages.insert(row);
   if (rng() < 0.03) {
     store.attachments.insert({
       id: st.ids.attachment(),
-      message_id: id,
+      message_id: row.id,
       mime: "image/jpeg",
       size_bytes: 20_000 + Math.floor(rng() * 2_000_000),
       file_name: null,
       platform_ref: `att-${i}`,
-      created_at: createdAt,
+      created_at: g.createdAt,
     });
     st.counts.attachments++;
   }
-  st.allIds[i] = id;
-  st.ts[i] = messageTs;
-  st.sourceOf[i] = channel.source;
+  const status = row.allowlist_status as "allowed" | "unknown" | "outbound";
+  st.allIds[i] = row.id;
+  st.ts[i] = g.messageTs;
+  st.sourceOf[i] = g.channel.source;
   st.counts[status]++;
   if (status === "allowed") st.allowedIdx.push(i);
-  st.lastInChannel[c] = id;
-  if (direction === "inbound") st.lastInbound[c] = createdAt;
+  st.lastInChannel[g.channelIdx] = row.id;
+  if (g.direction === "inbound") st.lastInbound[g.channelIdx] = g.createdAt;
 }
 
 /** Every message, CHUNK per transaction, then each channel's last inbound arrival. */
@@ -201,31 +164,19 @@ function seedReadState(st: SeedState, only: readonly string[] | null) {
     return d !== 0 ? d : (allIds[a] as string) < (allIds[b] as string) ? -1 : 1;
   });
   const n = byTs.length;
-  const mark = store.db.prepare<unknown, [string, string, number]>(
-    "INSERT INTO read_marks (message_id, agent_id, read_at) VALUES (?1, ?2, ?3)",
-  );
   const marks: Record<string, number> = {};
   const describe: Record<string, string> = {};
   for (const layout of layouts(st.rng, n)) {
     if (only && !only.includes(layout.agent)) continue;
     describe[layout.agent] = layout.describe;
-    let k = 0;
-    for (let start = 0; start < n; start += CHUNK) {
-      store.db
-        .transaction(() => {
-          for (let p = start; p < Math.min(n, start + CHUNK); p++) {
-            const i = byTs[p] as number;
-            if (!layout.read(p, n, st.sourceOf[i] as Source)) continue;
-            mark.run(allIds[i] as string, layout.agent, st.now + 60_000);
-            k++;
-          }
-        })
-        .immediate();
-    }
-    marks[layout.agent] = k;
-    store.reads.rebuildRuns(layout.agent);
+    const ids = function* () {
+      for (let p = 0; p < n; p++) {
+        const i = byTs[p] as number;
+        if (layout.read(p, n, st.sourceOf[i] as Source)) yield allIds[i] as string;
+      }
+    };
+    marks[layout.agent] = insertReadMarks(store, layout.agent, ids(), st.now + 60_000, CHUNK);
   }
-  mark.finalize();
   return { marks, describe };
 }
 
@@ -254,14 +205,7 @@ export function seedDb(path: string, rows: number, world: World, only: readonly 
   };
   seedMessages(st, rows);
   const { marks, describe } = seedReadState(st, only);
-  const runs = Object.fromEntries(
-    store.db
-      .prepare<{ agent_id: string; n: number }, []>(
-        "SELECT agent_id, count(*) AS n FROM read_runs GROUP BY 1",
-      )
-      .all()
-      .map((r) => [r.agent_id, r.n]),
-  ) as Record<string, number>;
+  const runs = countBy(store, "SELECT agent_id AS k, count(*) AS n FROM read_runs GROUP BY 1");
   store.close();
   return {
     rows,
@@ -270,6 +214,6 @@ export function seedDb(path: string, rows: number, world: World, only: readonly 
     runs,
     describe,
     dbBytes: statSync(path).size,
-    seedMs: Math.round(performance.now() - t0),
+    seedMs: elapsed(t0),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Source } from "../../src/core/envelope.ts";
 import { intEnv, progressLine } from "../lib/settings.ts";
-import type { WorldShape } from "../store/seed.ts";
+import type { WorldShape } from "../lib/world.ts";
 
 export const CHANNELS = intEnv("BENCH_CHANNELS", 10_000, 10);
 /** Timed requests (and in-process page calls) per case and target. */
@@ -28,6 +28,7 @@ export const SHAPE: WorldShape = {
   channels: CHANNELS,
   imessageChannels: Math.round(CHANNELS * 0.6),
   zipf: 1,
+  cast: { known: 150, strangers: 400, persons: 120 },
   strangersOnly: (i) => i % 100 === 99,
 };
 

@@ -19,16 +19,15 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BATCH_ROWS } from "../../src/connectors/device-messenger/chat-db.ts";
-import { createIdFactory } from "../../src/core/ids.ts";
-import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createChannelListStore } from "../../src/store/channel-list.ts";
 import { withReadModels } from "../../src/store/message-writes.ts";
 import { createMessageStore } from "../../src/store/messages.ts";
 import { createSearchIndex } from "../../src/store/search-index.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
 import { type MachineLoad, waitQuiet, withMachineLoad } from "../lib/machine.ts";
+import { seedIngest } from "../lib/seed.ts";
 import { median } from "../lib/stats.ts";
-import { silentLogger } from "../lib/world.ts";
 import { ingestBatch, type SeedState } from "../store/seed.ts";
 import { ROWS } from "../store/settings.ts";
 import { progress, UPKEEP_ROWS } from "./settings.ts";
@@ -135,15 +134,7 @@ const counts = (store: Store): Counts =>
 function arm(name: string, store: Store, seeded: SeedState) {
   const before = counts(store);
   let now = 0;
-  const ingest = createIngest({
-    store,
-    allowlist: () => seeded.world.allowlist,
-    ids: createIdFactory({ now: () => now }),
-    clock: { now: () => now },
-    webhooksEnabled: false,
-    attachmentDir: join(dirname(store.db.filename), "attachments"),
-    log: silentLogger,
-  });
+  const ingest = seedIngest(store, seeded.world.allowlist, { now: () => now }, { webhooks: false });
   let ms = 0;
   let writes: number | null = 0;
   let messages = 0;

@@ -9,11 +9,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllowlist } from "../../src/allowlist/parse.ts";
-import { createIdFactory } from "../../src/core/ids.ts";
 import type { NormalizedChange } from "../../src/ingest/changes.ts";
-import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { openStore } from "../../src/store/store.ts";
-import { silentLogger } from "../lib/world.ts";
+import { seedIngest } from "../lib/seed.ts";
 import {
   ALLOWLIST_TOML,
   type Cursors,
@@ -102,16 +101,7 @@ export function seedEvents(dir: string): Seeded {
   const allowlist = parsed.allowlist;
   const dbPath = join(dir, "data/gw.db");
   const store = openStore(dbPath);
-  const clock = { now: () => Date.now() };
-  const ingest = createIngest({
-    store,
-    allowlist: () => allowlist,
-    ids: createIdFactory(clock),
-    clock,
-    webhooksEnabled: false,
-    attachmentDir: join(dir, "data/attachments"),
-    log: silentLogger,
-  });
+  const ingest = seedIngest(store, allowlist, { now: () => Date.now() }, { webhooks: false });
   for (let s = 0; s < MESSAGES; s += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, MESSAGES - s) }, (_, j) => message(s + j));
     ingest({ source: "device_messenger", messages: batch, cursor: String(s + batch.length) });

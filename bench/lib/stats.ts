@@ -1,6 +1,6 @@
 /**
- * The benchmarks' one definition of a percentile, and the summaries built on it: a seeded generator,
- * rounding, `percentile` (nearest rank: the smallest sample with at least p % of the samples at
+ * The benchmarks' one definition of a percentile, and the summaries built on it: a seeded generator
+ * and the draws made from it (Zipf-like ranks, a shuffled order), rounding, `percentile` (nearest rank: the smallest sample with at least p % of the samples at
  * or below it, so always a measured value; R's quantile type 1, numpy's "inverted_cdf"), `median` and
  * the distribution shapes the reports carry. Every percentile a benchmark computes goes through here.
  */
@@ -26,6 +26,47 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (n === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * n);
   return sorted[Math.min(n - 1, Math.max(0, rank - 1))] as number;
+}
+
+/**
+ * A Zipf-like draw of 0..n-1 from the stream it is given: rank r with weight 1/(r+1)^s (the inverse of
+ * the cumulative weights, by binary search).
+ */
+export function zipf(n: number, s: number): (random: () => number) => number {
+  const cumulative = new Float64Array(n);
+  let total = 0;
+  for (let r = 0; r < n; r++) {
+    total += 1 / (r + 1) ** s;
+    cumulative[r] = total;
+  }
+  return (random) => {
+    const u = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] as number) < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/** 0..n-1 in an order drawn from `random` (Fisher–Yates). */
+export function shuffled(n: number, random: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  return order;
+}
+
+/** A Zipf-like pick of 0..n-1 over a seeded shuffle of the ranks: which items are busy is drawn too. */
+export function zipfPicker(n: number, s: number, random: () => number): () => number {
+  const order = shuffled(n, random);
+  const rank = zipf(n, s);
+  return () => order[rank(random)] as number;
 }
 
 /** An ascending copy (NaN and the like sort as the comparator leaves them). */

@@ -1,12 +1,14 @@
 /**
- * The pieces of the benchmarks' seeded worlds that api/api.ts, store/store.ts, load/load.ts and webhooks/webhooks.ts
- * share: the word list texts are drawn from, the channel list of the store benchmarks (iMessage DMs and
- * groups first, then Discord), their allowlisted people and strangers, the allowlist file written from
- * entries (storeCast), and a logger that drops everything. Deterministic: nothing here draws random numbers.
+ * The pieces of the benchmarks' seeded worlds: the word list texts are drawn from, the channel list of
+ * the store benchmarks (iMessage DMs and groups first, then Discord), their allowlisted people and
+ * strangers, the allowlist file written from entries (storeCast), and a logger that drops everything;
+ * and the store world of api.ts, store.ts and channels.ts (storeWorld: Zipf-like traffic over those
+ * channels; storeMessage: message i of a run, drawn from the run's seeded stream in message order).
  */
 import { type AllowlistEntry, buildAllowlist } from "../../src/allowlist/parse.ts";
-import type { ChannelType, Source } from "../../src/core/envelope.ts";
+import type { ChannelType, Direction, Source } from "../../src/core/envelope.ts";
 import type { Logger } from "../../src/core/ports.ts";
+import { shuffled, zipf } from "./stats.ts";
 
 export const WORDS =
   "ok yes no maybe later tonight tomorrow dinner meeting call back see you soon thanks great sounds good where are we the a on at is it running late almost there can you send me file link photo address when what why how love this lol nice".split(
@@ -76,7 +78,6 @@ export function storeAllowEntries(known: Record<Source, Person[]>, persons: numb
   );
 }
 
-/** The allowlist file for these entries (display_name only where there is one), entries a blank line apart. */
 /**
  * The people of a store world: `known` allowlisted people and `strangers` per source, and the allowlist
  * that joins the known ones into `persons` persons (entries kept for a TOML file).
@@ -94,6 +95,7 @@ export function storeCast(o: { known: number; strangers: number; persons: number
   return { known, strangers, entries, allowlist: buildAllowlist(entries) };
 }
 
+/** The allowlist file for these entries (display_name only where there is one), entries a blank line apart. */
 export function allowlistToml(entries: readonly AllowlistEntry[]): string {
   return entries
     .map(
@@ -112,3 +114,100 @@ export const silentLogger: Logger = {
   error() {},
   child: () => silentLogger,
 };
+
+/**
+ * The channels messages of a store world go to: how many, how many of them iMessage (the first ones),
+ * the Zipf exponent of their traffic (over a seeded shuffle of the channels, unless `busiestFirst`),
+ * its people (storeCast), and which channels hear only from strangers (all their messages quarantined).
+ */
+export interface WorldShape {
+  channels: number;
+  imessageChannels: number;
+  zipf: number;
+  busiestFirst?: boolean;
+  cast: { known: number; strangers: number; persons: number };
+  strangersOnly?: (channelIdx: number) => boolean;
+}
+
+/** The world of `shape`; the shuffle of the channels is drawn from `random`. */
+export function storeWorld(shape: WorldShape, random: () => number) {
+  const n = shape.channels;
+  const order = shape.busiestFirst ? null : shuffled(n, random);
+  const rank = zipf(n, shape.zipf);
+  return {
+    channels: storeChannels(n, shape.imessageChannels),
+    /** A channel drawn from `r`, the stream the messages are drawn from. */
+    channelIndex: (r: () => number) => (order ? (order[rank(r)] as number) : rank(r)),
+    strangersOnly: shape.strangersOnly ?? (() => false),
+    ...storeCast(shape.cast),
+  };
+}
+
+export type StoreWorld = ReturnType<typeof storeWorld>;
+
+export interface StoreMessage {
+  channel: Channel;
+  channelIdx: number;
+  sender: Person;
+  direction: Direction;
+  /** The platform's timestamp; it lags the arrival (`createdAt`) by up to two mean gaps. */
+  messageTs: number;
+  createdAt: number;
+  platformId: string;
+  text: string;
+  /** Whether it replies to the previous message of its channel. */
+  replies: boolean;
+  raw: Record<string, unknown>;
+}
+
+const OWNER: Person = { id: "owner", displayName: "Me" };
+
+/**
+ * Message i of a run whose arrivals start at `startMs`, `gapMs` apart: 5 % the owner's, the rest from
+ * an allowlisted person (80 %) or a stranger; 2–25 words; 5 % replies. Draws from `random`, so call it
+ * in message order.
+ */
+export function storeMessage(
+  world: StoreWorld,
+  i: number,
+  t: { startMs: number; gapMs: number },
+  random: () => number,
+): StoreMessage {
+  const int = (k: number) => Math.floor(random() * k);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
+  const channelIdx = world.channelIndex(random);
+  const channel = world.channels[channelIdx] as Channel;
+  const createdAt = Math.round(t.startMs + (i + 0.5) * t.gapMs);
+  const messageTs = createdAt - int(Math.max(2, Math.round(2 * t.gapMs)));
+  const r = random();
+  const quarantined = world.strangersOnly(channelIdx);
+  const direction: Direction = r < 0.05 && !quarantined ? "outbound" : "inbound";
+  const sender =
+    direction === "outbound"
+      ? OWNER
+      : r < 0.85 && !quarantined
+        ? pick(world.known[channel.source])
+        : pick(world.strangers[channel.source]);
+  const hex = (k: number) => Array.from({ length: k }, () => "0123456789ABCDEF"[int(16)]).join("");
+  const platformId =
+    channel.source === "device_messenger"
+      ? `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`
+      : ((BigInt(createdAt - 1_420_070_400_000) << 22n) | BigInt(i & 0x3fffff)).toString();
+  const raw =
+    channel.source === "device_messenger"
+      ? { ROWID: i + 1, service: "iMessage", is_from_me: direction === "outbound" ? 1 : 0 }
+      : { guild_id: "1100000000000000000", channel_id: channel.id, type: 0 };
+  const text = Array.from({ length: 2 + int(24) }, () => pick(WORDS)).join(" ");
+  return {
+    channel,
+    channelIdx,
+    sender,
+    direction,
+    messageTs,
+    createdAt,
+    platformId,
+    text,
+    replies: random() < 0.05,
+    raw,
+  };
+}

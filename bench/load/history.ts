@@ -5,14 +5,13 @@
  * it (raw read marks, turned into read runs by the store's own rebuildRuns), the even ones nothing.
  */
 import { statSync } from "node:fs";
-import { join } from "node:path";
 import { buildAllowlist } from "../../src/allowlist/parse.ts";
 import type { Source } from "../../src/core/envelope.ts";
-import { createIdFactory } from "../../src/core/ids.ts";
 import { DISCORD_EPOCH } from "../../src/demo/fake-discord/payloads.ts";
-import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
-import { silentLogger, WORDS } from "../lib/world.ts";
+import { seedIngest } from "../lib/seed.ts";
+import { WORDS } from "../lib/world.ts";
 import { ALLOWED_SHARE, agentNames, HISTORY } from "./settings.ts";
 import { type Channel, compatible, senderIn, type World } from "./world.ts";
 
@@ -61,19 +60,10 @@ function historyMessage(
 }
 
 /** Every history message through createIngest on a clock that follows the messages; returns the counts. */
-function ingestHistory(store: Store, world: World, dbPath: string, end: number, random: () => number) {
+function ingestHistory(store: Store, world: World, end: number, random: () => number) {
   const allowlist = buildAllowlist(world.allowEntries);
   let clockNow = Date.now();
-  const clock = { now: () => clockNow };
-  const ingest = createIngest({
-    store,
-    allowlist: () => allowlist,
-    ids: createIdFactory(clock),
-    clock,
-    webhooksEnabled: false,
-    attachmentDir: join(dbPath, "../attachments"),
-    log: silentLogger,
-  });
+  const ingest = seedIngest(store, allowlist, { now: () => clockNow }, { webhooks: false });
   const start = end - 7 * 86_400_000;
   const gap = (end - start) / Math.max(1, HISTORY);
   const counts = { allowed: 0, unknown: 0, outbound: 0 };
@@ -121,7 +111,7 @@ export function seedHistory(world: World, dbPath: string, random: () => number):
   const t0 = performance.now();
   const store = openStore(dbPath);
   const end = Date.now() - 10 * 60_000;
-  const counts = ingestHistory(store, world, dbPath, end, random);
+  const counts = ingestHistory(store, world, end, random);
   const marks = markOddAgentsRead(store, end);
   store.close();
   return {

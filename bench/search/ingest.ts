@@ -7,12 +7,10 @@
  * 2 % of the previous batch, one in five a delete): catch-up batches of 500 and live single messages.
  * Rounds alternate ABBA; each side's figure is the median of its rounds' messages per second.
  */
-import { join } from "node:path";
-import { createIdFactory } from "../../src/core/ids.ts";
 import type { NormalizedChange } from "../../src/ingest/changes.ts";
-import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
+import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import type { Store } from "../../src/store/store.ts";
-import { silentLogger } from "../lib/world.ts";
+import { seedIngest } from "../lib/seed.ts";
 import {
   INGEST_BATCH,
   INGEST_LIVE,
@@ -22,7 +20,7 @@ import {
   ROWS,
   START_MS,
 } from "./settings.ts";
-import { generate, type World, wordOf } from "./world.ts";
+import { generate, normalizedOf, type World, wordOf } from "./world.ts";
 
 export type Batch = {
   source: NormalizedMessage["source"];
@@ -37,20 +35,7 @@ export function roundBatches(world: World, first: number, count: number, size: n
   for (let start = first; start < first + count; start += size) {
     const all: NormalizedMessage[] = [];
     for (let i = start; i < Math.min(first + count, start + size); i++) {
-      const g = generate(world, i);
-      all.push({
-        source: g.channel.source,
-        platformId: g.platformId,
-        channel: { id: g.channel.id, type: g.channel.type, platformRef: g.channel.platformRef },
-        sender: g.sender,
-        service: "iMessage",
-        text: g.text,
-        replyToPlatformId: null,
-        timestampMs: g.messageTs,
-        attachments: [],
-        raw: { i },
-        direction: g.direction,
-      });
+      all.push(normalizedOf(generate(world, i), i));
     }
     const changes = (source: Batch["source"]): NormalizedChange[] => {
       const mine = previous.filter((m) => m.source === source);
@@ -77,15 +62,7 @@ export function roundBatches(world: World, first: number, count: number, size: n
 
 export function ingestOf(store: Store, world: World) {
   let now = START_MS + 3 * 365 * 86_400_000;
-  return createIngest({
-    store,
-    allowlist: () => world.allowlist,
-    ids: createIdFactory({ now: () => now }),
-    clock: { now: () => now++ },
-    webhooksEnabled: true,
-    attachmentDir: join(store.db.filename, "..", "attachments"),
-    log: silentLogger,
-  });
+  return seedIngest(store, world.allowlist, { now: () => now++ }, { webhooks: true });
 }
 
 export type Rates = { with: number[]; without: number[] };

@@ -9,12 +9,13 @@
  */
 import { createIdFactory } from "../../src/core/ids.ts";
 import { createChannelStore } from "../../src/store/channels.ts";
-import { createMessageStore, type MessageRow } from "../../src/store/messages.ts";
+import { createMessageStore } from "../../src/store/messages.ts";
 import { SEARCH_MIGRATION } from "../../src/store/migration-search.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { migrate, openDatabase } from "../../src/store/open.ts";
+import { messageRow } from "../lib/seed.ts";
 import { CHANNELS, DELETED_SHARE, INSERT_CHUNK, ROWS, rng, START_MS } from "./settings.ts";
-import { type Generated, generate, type World } from "./world.ts";
+import { type Generated, generate, normalizedOf, type World } from "./world.ts";
 
 /** A visible stored message queries are built from. */
 export interface Sample {
@@ -26,27 +27,6 @@ export const SAMPLE_EVERY = 200;
 export const SEARCH_VERSION = MIGRATIONS.indexOf(SEARCH_MIGRATION) + 1;
 /** Migration 5, the channel list, is the one before search. */
 const LIST_VERSION = SEARCH_VERSION - 1;
-
-function rowOf(world: World, g: Generated, id: string): MessageRow {
-  const entry = g.direction === "inbound" ? world.allowlist.lookup(g.channel.source, g.sender.id) : null;
-  return {
-    id,
-    source: g.channel.source,
-    platform_id: g.platformId,
-    channel_id: g.channel.id,
-    channel_type: g.channel.type,
-    sender_id: g.sender.id,
-    sender_name: entry?.display_name ?? g.sender.displayName,
-    person_id: entry?.person_id ?? null,
-    text: g.text,
-    reply_to: null,
-    message_ts: g.messageTs,
-    direction: g.direction,
-    allowlist_status: g.direction === "outbound" ? "outbound" : entry ? "allowed" : "unknown",
-    raw: JSON.stringify({ i: g.platformId }),
-    created_at: g.messageTs,
-  };
-}
 
 /** Seeds `path` at the schema before search; returns the samples and the counts per status. */
 export function seedBase(path: string, world: World) {
@@ -64,7 +44,10 @@ export function seedBase(path: string, world: World) {
       for (let i = start; i < Math.min(ROWS, start + INSERT_CHUNK); i++) {
         const g = generate(world, i);
         now = g.messageTs;
-        const row = rowOf(world, g, ids.message());
+        const m = normalizedOf(g, i);
+        const row = messageRow(m, ids.message(), world.allowlist.lookup(m.source, m.sender.id), {
+          createdAt: g.messageTs,
+        });
         messages.insert(row);
         const status = row.allowlist_status as "allowed" | "unknown" | "outbound";
         counts[status]++;

@@ -5,6 +5,8 @@
  * Deterministic for BENCH_SEED: everything draws from the settings' one stream, in message order.
  */
 import type { Direction } from "../../src/core/envelope.ts";
+import { normalized } from "../lib/seed.ts";
+import { shuffled, zipf } from "../lib/stats.ts";
 import { type Channel, type Person, storeCast, storeChannels } from "../lib/world.ts";
 import {
   CHANNELS,
@@ -34,36 +36,16 @@ export function wordOf(rank: number): string {
   return w;
 }
 
-/** Draws an index 0..n-1 with weight 1/(i+1)^s (inverse CDF over a cumulative table). */
-function zipfSampler(n: number, s: number): () => number {
-  const cumulative = new Float64Array(n);
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    total += 1 / (i + 1) ** s;
-    cumulative[i] = total;
-  }
-  return () => {
-    const u = rng() * total;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cumulative[mid] as number) < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
 export function buildWorld() {
   const channels = storeChannels(CHANNELS, Math.round(CHANNELS * IMESSAGE_SHARE));
-  const order = channels.map((_, i) => i).sort(() => rng() - 0.5);
-  const channelRank = zipfSampler(CHANNELS, 0.8);
+  const order = shuffled(CHANNELS, rng);
+  const channelRank = zipf(CHANNELS, 0.8);
+  const wordRank = zipf(VOCABULARY, ZIPF_S);
   const { known, strangers, allowlist } = storeCast({ known: 150, strangers: 400, persons: 120 });
   return {
     channels,
-    channelIndex: () => order[channelRank()] as number,
-    wordRank: zipfSampler(VOCABULARY, ZIPF_S),
+    channelIndex: () => order[channelRank(rng)] as number,
+    wordRank: () => wordRank(rng),
     known,
     strangers,
     allowlist,
@@ -118,3 +100,6 @@ export function generate(world: World, i: number): Generated {
     text: ranks.map(wordOf).join(" "),
   };
 }
+
+/** Message i as its connector hands it to ingest (`raw` names its index). */
+export const normalizedOf = (g: Generated, i: number) => normalized({ ...g, raw: { i } }, null);

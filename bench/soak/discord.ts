@@ -20,8 +20,8 @@
 import { type FakeUser, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { emit, now, serveCommands } from "../lib/child-protocol.ts";
 import { intEnv, SEED } from "../lib/settings.ts";
-import { dist, mulberry32 } from "../lib/stats.ts";
-import { textFor, zipfPicker } from "./world.ts";
+import { dist, mulberry32, zipfPicker } from "../lib/stats.ts";
+import { textFor } from "./world.ts";
 
 const CHANNELS = intEnv("BENCH_CHANNELS", 2000, 2);
 const USERS = intEnv("BENCH_USERS", 400, 2);

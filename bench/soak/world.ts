@@ -9,37 +9,8 @@
  * its sender is allowlisted; the audit reads gw.db back with `parseKey`.
  */
 import type { ChatSpec } from "../../src/demo/chatdb-writer.ts";
-
-/** Picks 0..n-1 with weight 1/(rank+1)^s over a seeded shuffle of the ranks. */
-export function zipfPicker(n: number, s: number, random: () => number): () => number {
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  const cdf = new Float64Array(n);
-  let sum = 0;
-  for (let r = 0; r < n; r++) {
-    sum += 1 / (r + 1) ** s;
-    cdf[r] = sum;
-  }
-  return () => {
-    const x = random() * sum;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cdf[mid] as number) < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return order[lo] as number;
-  };
-}
-
-const WORDS =
-  "ok yes no maybe later tonight tomorrow dinner meeting call back see you soon thanks great sounds good where are we the a on at is it running late almost there can you send me file link photo address when what why how love this lol nice".split(
-    " ",
-  );
+import { zipfPicker } from "../lib/stats.ts";
+import { WORDS } from "../lib/world.ts";
 
 export type Platform = "d" | "i";
 

@@ -13,6 +13,7 @@ import {
 } from "../../src/store/messages.ts";
 import { type UnreadFilter, unreadCandidatesSql } from "../../src/store/reads.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
+import { countBy } from "../lib/seed.ts";
 import { elapsed } from "../lib/settings.ts";
 import { percentile } from "../lib/stats.ts";
 import type { Seeded } from "./seeded.ts";
@@ -87,14 +88,7 @@ function plan(store: Store, sql: string): string {
 function storeFacts(store: Store, path: string) {
   const dbBytes = statSync(path).size;
   const sqlite = (store.db.prepare("select sqlite_version() AS v").get() as { v: string }).v;
-  const counts = Object.fromEntries(
-    store.db
-      .prepare<{ s: string; n: number }, []>(
-        "SELECT allowlist_status AS s, count(*) AS n FROM messages GROUP BY 1",
-      )
-      .all()
-      .map((r) => [r.s, r.n]),
-  ) as Record<string, number>;
+  const counts = countBy(store, "SELECT allowlist_status AS k, count(*) AS n FROM messages GROUP BY 1");
   const channelSizes = store.db
     .prepare<{ channel_id: string; n: number }, []>(
       "SELECT channel_id, count(*) AS n FROM messages GROUP BY channel_id ORDER BY n DESC",
@@ -102,14 +96,7 @@ function storeFacts(store: Store, path: string) {
     .all();
   const busiest = channelSizes[0];
   if (!busiest) throw new Error("no channels seeded");
-  const runs = Object.fromEntries(
-    store.db
-      .prepare<{ agent_id: string; n: number }, []>(
-        "SELECT agent_id, count(*) AS n FROM read_runs GROUP BY 1",
-      )
-      .all()
-      .map((r) => [r.agent_id, r.n]),
-  ) as Record<string, number>;
+  const runs = countBy(store, "SELECT agent_id AS k, count(*) AS n FROM read_runs GROUP BY 1");
   const plans: Record<string, string> = {
     "unread (no filter / since)": plan(store, unreadCandidatesSql("all")),
     "unread (channel)": plan(store, unreadCandidatesSql("channel")),

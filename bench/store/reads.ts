@@ -5,11 +5,12 @@
  * read runs by the store's own rebuildRuns, as bulk-loaded marks bypass markRead.
  */
 import type { Store } from "../../src/store/store.ts";
+import { insertReadMarks } from "../lib/seed.ts";
 import { elapsed } from "../lib/settings.ts";
 import type { seedMessages } from "./seed.ts";
 import { INSERT_CHUNK, ROWS, randInt, UNREAD_A } from "./settings.ts";
 
-/** Inserts read marks for `agent` on every allowed message except those in `unread`; then builds its read runs. */
+/** Read marks for `agent` on every allowed message except those in `unread`, then its read runs. */
 function seedReads(
   store: Store,
   agent: string,
@@ -18,27 +19,10 @@ function seedReads(
   unread: ReadonlySet<number>,
   at: number,
 ): number {
-  const mark = store.db.prepare<unknown, [string, string, number]>(
-    "INSERT INTO read_marks (message_id, agent_id, read_at) VALUES (?1, ?2, ?3)",
-  );
-  let n = 0;
-  for (let start = 0; start < allowed.length; start += INSERT_CHUNK) {
-    const end = Math.min(allowed.length, start + INSERT_CHUNK);
-    store.db
-      .transaction(() => {
-        for (let k = start; k < end; k++) {
-          const i = allowed[k] as number;
-          if (unread.has(i)) continue;
-          mark.run(allIds[i] as string, agent, at);
-          n++;
-        }
-      })
-      .immediate();
-  }
-  mark.finalize();
-  // Bulk-loaded marks bypass markRead, so derive the agent's read runs from them with the store's own code.
-  store.reads.rebuildRuns(agent);
-  return n;
+  const ids = function* () {
+    for (const i of allowed) if (!unread.has(i)) yield allIds[i] as string;
+  };
+  return insertReadMarks(store, agent, ids(), at, INSERT_CHUNK);
 }
 
 /** The read state of agent-a, agent-c and agent-d (agent-b reads nothing; agent-m is the measure's). */

@@ -12,10 +12,10 @@ import { type Logger, systemClock } from "../../src/core/ports.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { createService, publicBaseUrl } from "../../src/service.ts";
 import { toEnvelope } from "../../src/store/envelope.ts";
-import type { MessageRow } from "../../src/store/messages.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
 import { isolatedEnv } from "../../test/helpers/process.ts";
 import { now } from "../lib/child-protocol.ts";
+import { messageRow } from "../lib/seed.ts";
 import type { Sink } from "../lib/sink.ts";
 import { allowlistToml, silentLogger } from "../lib/world.ts";
 import { progress, SECRET, SOURCE, TIMEOUT_MS } from "./settings.ts";
@@ -146,23 +146,8 @@ export function messageKit(config: Gateway["config"], webhookUrl: string) {
   const baseUrl = publicBaseUrl(config.bindHost, config.bindPort);
   const rawBody = (m: NormalizedMessage): string => {
     const sender = SENDERS.find((s) => s.id === m.sender.id);
-    const row: MessageRow = {
-      id: rawIds.message(),
-      source: m.source,
-      platform_id: m.platformId,
-      channel_id: m.channel.id,
-      channel_type: m.channel.type,
-      sender_id: m.sender.id,
-      sender_name: sender?.name ?? m.sender.displayName,
-      person_id: sender?.person ?? null,
-      text: m.text,
-      reply_to: null,
-      message_ts: m.timestampMs,
-      direction: m.direction,
-      allowlist_status: "allowed",
-      raw: JSON.stringify(m.raw),
-      created_at: Date.now(),
-    };
+    const entry = sender ? { display_name: sender.name, person_id: sender.person } : null;
+    const row = messageRow(m, rawIds.message(), entry, { createdAt: Date.now() });
     return JSON.stringify(toEnvelope(row, [], baseUrl));
   };
   const rawPost = async (id: string, body: string): Promise<number> => {
