@@ -10,11 +10,9 @@
  */
 import { join } from "node:path";
 import type { Store } from "../../src/store/store.ts";
-import { timeAbba, timedLine } from "../lib/http-cases.ts";
-import { startGwServer, startServer, stopServer } from "../lib/http-server.ts";
+import { get, type Ports, timeCase, timedLine, timeRequests, withServers } from "../lib/http-cases.ts";
 import { waitQuiet } from "../lib/machine.ts";
 import type { Session } from "../lib/session.ts";
-import { TOKEN } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 import {
   CASES,
@@ -28,8 +26,7 @@ import {
   WARMUP,
 } from "./settings.ts";
 
-type Target = "gw" | "raw";
-type Ports = Record<Target, number>;
+type Target = keyof Ports;
 
 interface Answer {
   channels: { channel_id: string; unread_count: number }[];
@@ -57,20 +54,11 @@ export interface ConcurrentResult {
   raw: { reqPerS: number; ms: Dist };
 }
 
-async function get(port: number, c: Case): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${port}${casePath(c)}`, {
-    headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": c.agent },
-  });
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${casePath(c)} as ${c.agent}: ${res.status} ${body}`);
-  return body;
-}
-
 /** Both servers' answers equal, and equal to the in-process page (ids, order, counts); returns rows and bytes. */
 async function checkSame(ports: Ports, store: Store, c: Case): Promise<{ rows: number; bytes: number }> {
-  const gwBody = await get(ports.gw, c);
+  const gwBody = await get(ports.gw, casePath(c), c.agent);
   const gw = JSON.parse(gwBody) as Answer;
-  if (!Bun.deepEquals(JSON.parse(await get(ports.raw, c)), gw))
+  if (!Bun.deepEquals(JSON.parse(await get(ports.raw, casePath(c), c.agent)), gw))
     throw new Error(`${c.name}: the raw and gateway answers differ`);
   const page = store.channelList.page(pageQuery(c));
   const ok =
@@ -83,42 +71,15 @@ async function checkSame(ports: Ports, store: Store, c: Case): Promise<{ rows: n
   return { rows: gw.channels.length, bytes: gwBody.length };
 }
 
-async function timeRequests(port: number, c: Case, n: number, into: number[]): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    const t = Bun.nanoseconds();
-    await get(port, c);
-    into.push((Bun.nanoseconds() - t) / 1e6);
-  }
-}
-
-function timePages(store: Store, c: Case, n: number, into: number[]): void {
-  const q = pageQuery(c);
-  for (let i = 0; i < n; i++) {
-    const t = Bun.nanoseconds();
-    store.channelList.page(q);
-    into.push((Bun.nanoseconds() - t) / 1e3);
-  }
-}
-
 async function measureCase(ports: Ports, store: Store, c: Case): Promise<CaseResult> {
   const shape = await checkSame(ports, store, c);
-  const quietWaitS = await waitQuiet(QUIET_WAIT_S, (s) => progress(`  ${s}`));
-  const timed = await timeAbba(
-    {
-      gw: (n, into) => timeRequests(ports.gw, c, n, into),
-      raw: (n, into) => timeRequests(ports.raw, c, n, into),
-      page: (n, into) => timePages(store, c, n, into),
-    },
-    { warmup: WARMUP, requests: REQUESTS },
+  const q = pageQuery(c);
+  const timed = await timeCase(
+    ports,
+    { path: casePath(c), agent: c.agent, page: () => store.channelList.page(q) },
+    { warmup: WARMUP, requests: REQUESTS, quietS: QUIET_WAIT_S, progress },
   );
-  const r: CaseResult = {
-    name: c.name,
-    path: casePath(c),
-    agent: c.agent,
-    ...shape,
-    ...timed,
-    quietWaitS,
-  };
+  const r: CaseResult = { name: c.name, path: casePath(c), agent: c.agent, ...shape, ...timed };
   progress(timedLine(c.name, r));
   return r;
 }
@@ -127,7 +88,9 @@ async function measureCase(ports: Ports, store: Store, c: Case): Promise<CaseRes
 async function parallel(port: number, c: Case, n: number, into: number[]): Promise<number> {
   const t0 = performance.now();
   const per = Math.ceil(n / CONNECTIONS);
-  await Promise.all(Array.from({ length: CONNECTIONS }, () => timeRequests(port, c, per, into)));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, () => timeRequests(port, casePath(c), c.agent, per, into)),
+  );
   return performance.now() - t0;
 }
 
@@ -154,19 +117,11 @@ async function measureConcurrent(ports: Ports, c: Case): Promise<ConcurrentResul
 }
 
 /** Runs both servers on `dir` and measures every case, then the concurrent run; stops the servers. */
-export async function measureHttp(dir: string, session: Session, store: Store) {
-  const gateway = await startGwServer(dir);
-  session.track(gateway.proc);
-  const raw = await startServer(join(import.meta.dir, "raw.ts"), "raw", dir);
-  session.track(raw.proc);
-  const ports: Ports = { gw: gateway.port, raw: raw.port };
-  try {
+export function measureHttp(dir: string, session: Session, store: Store) {
+  return withServers(dir, session, join(import.meta.dir, "raw.ts"), async (ports) => {
     const cases: CaseResult[] = [];
     for (const c of CASES) cases.push(await measureCase(ports, store, c));
     const concurrent = await measureConcurrent(ports, CASES[0] as Case);
     return { cases, concurrent };
-  } finally {
-    await stopServer(gateway);
-    await stopServer(raw);
-  }
+  });
 }

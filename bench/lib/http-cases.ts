@@ -1,10 +1,86 @@
 /**
- * One HTTP case of a route benchmark timed next to its raw server and its store call (channels/channels.ts,
- * events/events.ts): warm-up, then halves in the order gw, raw, page, page, raw, gw, so a drift of the machine
- * falls on both servers alike; and the text table of such cases.
+ * One HTTP case of a route benchmark timed next to its raw server and its store call (channels.ts,
+ * events.ts): both servers started on the seeded work dir (gw's and the room's raw child), each case
+ * after a quiet-machine wait, warm-up, then halves in the order gw, raw, page, page, raw, gw, so a drift
+ * of the machine falls on both servers alike; and the text table of such cases.
  */
+import { startGwServer, startServer, stopServer } from "./http-server.ts";
+import { waitQuiet } from "./machine.ts";
 import { ratio, textTable } from "./report.ts";
+import type { Session } from "./session.ts";
+import { TOKEN } from "./settings.ts";
 import { type Dist, dist } from "./stats.ts";
+
+/** The two servers' ports. */
+export interface Ports {
+  gw: number;
+  raw: number;
+}
+
+/** GET `path` from a server as `agent` (this run's bearer); the body, or an error naming the status. */
+export async function get(port: number, path: string, agent: string): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": agent },
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path} as ${agent}: ${res.status} ${body}`);
+  return body;
+}
+
+/** gw's server and the raw child `rawScript` on `dir` while `measure` runs; both stopped after. */
+export async function withServers<T>(
+  dir: string,
+  session: Session,
+  rawScript: string,
+  measure: (ports: Ports) => Promise<T>,
+): Promise<T> {
+  const gateway = await startGwServer(dir);
+  session.track(gateway.proc);
+  const raw = await startServer(rawScript, "raw", dir);
+  session.track(raw.proc);
+  try {
+    return await measure({ gw: gateway.port, raw: raw.port });
+  } finally {
+    await stopServer(gateway);
+    await stopServer(raw);
+  }
+}
+
+/** Times `n` sequential GETs of `path` as `agent` into `into`, ms. */
+export async function timeRequests(port: number, path: string, agent: string, n: number, into: number[]) {
+  for (let i = 0; i < n; i++) {
+    const t = Bun.nanoseconds();
+    await get(port, path, agent);
+    into.push((Bun.nanoseconds() - t) / 1e6);
+  }
+}
+
+/**
+ * One case: a quiet-machine wait (at most `quietS`), then GET `path` as `agent` on both servers and
+ * `page()` in this process, timed ABBA.
+ */
+export async function timeCase(
+  ports: Ports,
+  c: { path: string; agent: string; page: () => unknown },
+  o: { warmup: number; requests: number; quietS: number; progress: (s: string) => void },
+): Promise<Timed & { quietWaitS: number }> {
+  const quietWaitS = await waitQuiet(o.quietS, (s) => o.progress(`  ${s}`));
+  const timed = await timeAbba(
+    {
+      gw: (n, into) => timeRequests(ports.gw, c.path, c.agent, n, into),
+      raw: (n, into) => timeRequests(ports.raw, c.path, c.agent, n, into),
+      page: (n, into) => {
+        for (let i = 0; i < n; i++) {
+          const t = Bun.nanoseconds();
+          c.page();
+          into.push((Bun.nanoseconds() - t) / 1e3);
+        }
+      },
+    },
+    o,
+  );
+  return { ...timed, quietWaitS };
+}
 
 /** Times `n` calls into `into` (ms for a server, µs for the in-process page). */
 export type Timer = (n: number, into: number[]) => void | Promise<void>;
