@@ -158,12 +158,12 @@ export function createChannelWorkers(deps: ChannelWorkerDeps) {
       worker(channelId).fresh = true;
     },
     /**
-     * /stop: drops the channel's waiting jobs (returned) and aborts its run (its process group is stopped
-     * as the time budget stops it); `ended` settles once that run has ended.
+     * /stop: drops the channel's waiting jobs and aborts its run (its process group is stopped as the time
+     * budget stops it); returns both, and `ended`, which settles once that run has ended.
      */
-    cancel(channelId: string): { dropped: Job[]; ended: Promise<void> } {
+    cancel(channelId: string): { dropped: Job[]; stopped: Job[]; ended: Promise<void> } {
       const w = workers.get(channelId);
-      if (!w) return { dropped: [], ended: Promise.resolve() };
+      if (!w) return { dropped: [], stopped: [], ended: Promise.resolve() };
       if (w.window) clearTimeout(w.window);
       w.window = null;
       const dropped = w.queue.splice(0);
@@ -171,7 +171,7 @@ export function createChannelWorkers(deps: ChannelWorkerDeps) {
       w.running?.abort.abort(STOP_REASON);
       if (!w.running && !w.fresh && !w.idle && !stopping)
         w.idle = setTimeout(() => workers.delete(channelId), deps.idleTtlMs);
-      return { dropped, ended };
+      return { dropped, stopped: w.running ? [...w.running.run.jobs] : [], ended };
     },
     stats() {
       let queued = 0;

@@ -1,7 +1,7 @@
 /**
  * Posts a phone command's answer (GW_RECEIVER_COMMANDS, extensions §7), a runner over gw serve's HTTP API:
- * first the command is marked read for the receiver's agent id (so no run lists it as unread and answers
- * it), then the answer goes to the command's channel through POST /messages/send under answerKey(delivery
+ * first the command (and the messages a /stop stopped or dropped) is marked read for the receiver's agent
+ * id, so no later run lists it as unread and answers it, then the answer goes to the command's channel through POST /messages/send under answerKey(delivery
  * id). A try that got no answer, or a 429, is repeated under the same key, which never posts twice; a 5xx
  * (cached by the service under that key) or a 4xx ends it. Failures are logged, never retried further.
  */
@@ -33,10 +33,10 @@ export function createAnswerer(deps: { api: ApiClient; log: Logger }) {
       );
     });
 
-  const post = async (m: Envelope, deliveryId: string, text: string): Promise<void> => {
+  const post = async (m: Envelope, deliveryId: string, text: string, alsoRead: string[]): Promise<void> => {
     const ids = { delivery_id: deliveryId, channel_id: m.channel_id };
     const read = await deps.api.call("POST", "/messages/mark_read", {
-      body: { message_ids: [m.id] },
+      body: { message_ids: [m.id, ...alsoRead] },
       signal: cut.signal,
     });
     if (!read.ok) deps.log.warn({ ...ids, status: read.status }, "command not marked read");
@@ -60,9 +60,17 @@ export function createAnswerer(deps: { api: ApiClient; log: Logger }) {
   };
 
   return {
-    /** Answers the command `m` in its channel, after `after` settles (a /stop answers once the run ended). */
-    answer(m: Envelope, deliveryId: string, text: () => string, after: Promise<unknown> = Promise.resolve()) {
-      const p = after.then(() => post(m, deliveryId, text()));
+    /**
+     * Answers the command `m` in its channel, after `after` settles (a /stop answers once the run ended),
+     * marking `alsoRead` read with it.
+     */
+    answer(
+      m: Envelope,
+      deliveryId: string,
+      text: () => string,
+      o: { after?: Promise<unknown>; alsoRead?: string[] } = {},
+    ) {
+      const p = (o.after ?? Promise.resolve()).then(() => post(m, deliveryId, text(), o.alsoRead ?? []));
       pending.add(p);
       void p.finally(() => pending.delete(p));
     },

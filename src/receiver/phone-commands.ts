@@ -3,6 +3,7 @@
  * journaled as seen, already finished, and is never run. `/stop` drops the channel's waiting jobs (finished
  * in the same transaction, outcome DROPPED_OUTCOME, their acknowledgements taken back) and aborts its
  * running run (channel-workers.ts `cancel`: the process group is stopped as the time budget stops it);
+ * their messages are marked read for the receiver's agent id, so no later run picks them up again;
  * `/new` marks the channel's next run; `/status` reads the channel's state. Each is answered in its channel
  * (command-answer.ts), /stop once its run has ended. A redelivered command changes and answers nothing.
  */
@@ -58,9 +59,10 @@ export function createPhoneCommands(deps: PhoneCommandDeps) {
         workers.markFresh(channelId);
         deps.answerer.answer(envelope, deliveryId, () => NEW_ANSWER);
       } else {
-        const { dropped, ended } = workers.cancel(channelId);
+        const { dropped, stopped, ended } = workers.cancel(channelId);
         for (const j of dropped) deps.reactor?.release(j.deliveryId);
-        deps.answerer.answer(envelope, deliveryId, () => stopAnswer(before, now), ended);
+        const alsoRead = [...stopped, ...dropped].map((j) => j.envelope.id);
+        deps.answerer.answer(envelope, deliveryId, () => stopAnswer(before, now), { after: ended, alsoRead });
       }
       return "accepted";
     },

@@ -158,7 +158,7 @@ test("Discord: the reaction stands while a run waits and runs, and is taken back
   await takenBack(failed.id, "a failing agent");
   for (const m of [done, failed]) expect(reactions(m.id)).toEqual(ADDED_THEN_REMOVED);
   expect((await runsOf("exit=3"))[0]?.ppid).toBe(receiver.proc.pid);
-});
+}, 20_000);
 
 test("iMessage: runs, no reaction is ever tried (beside a Discord message that gets one)", async () => {
   chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "imessage hello" });
@@ -176,7 +176,7 @@ test("iMessage: runs, no reaction is ever tried (beside a Discord message that g
     "the run's end",
   );
   expect(receiver.output().stderr).not.toContain("acknowledgement reaction");
-});
+}, 20_000);
 
 test("a burst of five is one run with the five envelopes in order; a message after the window, its own run", async () => {
   const texts = ["b1", "b2", "b3", "b4", "b5"];
@@ -189,7 +189,7 @@ test("a burst of five is one run with the five envelopes in order; a message aft
   const [own] = await runsOf("b6");
   expect(envelopesOf(own as AgentRecord).map((e) => e.text)).toEqual(["b6"]);
   await takenBack(late.id, "b6");
-});
+}, 20_000);
 
 test("/stop in Ann's DM: the agent and its child gone within 2 s, the queue dropped, answered; the next message runs", async () => {
   const running = say(annDm.id, "sleep=30000 grandchild");
@@ -223,7 +223,17 @@ test("/stop in Ann's DM: the agent and its child gone within 2 s, the queue drop
     .flatMap((r) => (r.event === "start" ? envelopesOf(r).map((e) => e.text) : []));
   expect(texts).not.toContain("queued");
   expect(texts).not.toContain("/stop");
-});
+  // The stopped, dropped and command messages are read for the receiver's agent id: no later run
+  // picks them up from list_unread_messages (the fake agent marks nothing read itself).
+  const res = await fetch(
+    `http://127.0.0.1:${port}/messages/unread?limit=100&channel_id=community_chat:dm:${annDm.id}`,
+    {
+      headers: { authorization: `Bearer ${serveEnv.GW_BEARER_TOKEN}`, "x-agent-id": "gw-receiver" },
+    },
+  );
+  const unread = ((await res.json()) as { messages: Envelope[] }).messages.map((m) => m.text);
+  expect(unread).toEqual(["after stop"]);
+}, 20_000);
 
 test("/status and /new over iMessage: answered in the chat; the next run starts afresh", async () => {
   chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "sleep=800 working" });
@@ -242,7 +252,7 @@ test("/status and /new over iMessage: answered in the chat; the next run starts 
   chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "fresh start" });
   const [fresh] = await runsOf("fresh start");
   expect((fresh as AgentRecord).stdin).toContain(FRESH_NOTE);
-});
+}, 20_000);
 
 test("the same words from a group, over SMS, or from a quarantined sender are ordinary messages: runs", async () => {
   const posts = fake.posted.length;
@@ -287,7 +297,7 @@ test("the same words from a group, over SMS, or from a quarantined sender are or
   expect(runs.map((r) => envelopesOf(r)[0]?.channel_id).sort()).toEqual(
     [`community_chat:channel:${general.id}`, GROUP_CHAT, FRIEND, stranger.channel_id].sort(),
   );
-});
+}, 20_000);
 
 test("kill -9 mid-run: the reaction stays; the next gw receiver puts it back, runs the job again, takes it back; past the budget too", async () => {
   const hanging = say(general.id, "hang-once");
@@ -310,4 +320,4 @@ test("kill -9 mid-run: the reaction stays; the next gw receiver puts it back, ru
   const slow = say(general.id, "sleep=30000 over budget");
   expect(await takenBack(slow.id, "a run past its budget", 5_000)).toEqual(ADDED_THEN_REMOVED);
   expect(receiver.output().stderr).toContain("passed its time budget");
-});
+}, 20_000);

@@ -84,7 +84,7 @@ describe("/stop", () => {
     expect(api.requests).toContainEqual(
       expect.objectContaining({
         path: "/messages/mark_read",
-        body: { message_ids: [stop.id] },
+        body: { message_ids: [stop.id, running.id, ...queued.map((m) => m.id)] },
         headers: expect.objectContaining({ "x-agent-id": "gw-receiver" }),
       }),
     );
