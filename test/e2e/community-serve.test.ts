@@ -6,28 +6,23 @@
  * fetches an allowlisted person's first DM written while gw was down.
  */
 import { Database } from "bun:sqlite";
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
+import { allowBob } from "../helpers/allowlist.ts";
 import { allowAnn } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { ensureBinary, freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 // At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
 await ensureBinary();
 
 async function setUp() {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
+  const { fake, ann, general } = await discord.home();
   const env = isolatedEnv(tempDir(), {
     GW_BIND_PORT: String(freePort()),
     GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
@@ -109,10 +104,7 @@ test("kill -9 after Discord posted but before gw recorded: the retry never posts
 test("kill -9: the connected mark kept while running lets the next start fetch a first DM written meanwhile", async () => {
   const s = await setUp();
   const bob = s.fake.user({ username: "bob_user", global_name: "Bob" });
-  writeFileSync(
-    s.env.GW_ALLOWLIST_PATH as string,
-    `${allowAnn(s.ann.id)}\n[[entry]]\nsource = "community_chat"\nid = "${bob.id}"\nperson_id = "bob"\n`,
-  );
+  writeFileSync(s.env.GW_ALLOWLIST_PATH as string, `${allowAnn(s.ann.id)}${allowBob(bob.id)}`);
   const mark = () => {
     try {
       const db = new Database(s.env.GW_DB_PATH as string, { readonly: true });

@@ -1,6 +1,7 @@
 /**
  * The tests' allowlist file: Ann is allowlisted on both platforms as person "ann", her phone number and
- * a Discord user id. For the tests and the chaos runs; imports nothing of bun:test.
+ * a Discord user id; `allowBob` adds Bob's Discord user id as person "bob". For the tests and the chaos
+ * runs; imports nothing of bun:test.
  */
 
 export const allowAnn = (discordUserId: string) => `
@@ -13,4 +14,11 @@ display_name = "Ann"
 source = "community_chat"
 id = "${discordUserId}"
 person_id = "ann"
+`;
+
+export const allowBob = (discordUserId: string) => `
+[[entry]]
+source = "community_chat"
+id = "${discordUserId}"
+person_id = "bob"
 `;

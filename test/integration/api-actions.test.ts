@@ -4,20 +4,17 @@
  * the Messages stand-in for iMessage, which cannot do either. Each action is one stored, undelivered
  * event; refusals come before the platform is called and before a rate-limit token is spent.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import type { EventRow } from "../../src/store/events.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { deviceService, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 type Gw = Awaited<ReturnType<typeof communityService>>;
 
@@ -44,11 +41,7 @@ const storedEvents = (gw: Gw): Pick<EventRow, "kind" | "visible" | "data" | "sen
 
 /** A Discord world with Ann allowlisted, one message from her in #general, and the service reading it. */
 async function discordWorld(env: Record<string, string> = {}) {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
+  const { fake, ann, guild, general } = await discord.home();
   const gw = await communityService(fake, { allowlist: allowAnn(ann.id), env });
   const posted = fake.message(general.id, { author: ann, content: "hello bot" });
   const [hello] = await waitFor(async () => {

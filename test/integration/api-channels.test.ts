@@ -4,12 +4,12 @@
  * real iMessage connector on a chat.db written as Messages writes it) and from Discord's dispatches (the
  * fake Discord with the real discord.js), renames included.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Envelope, Source } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import type { NormalizedMessage } from "../../src/ingest/ingest.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { deviceService, FRIEND, FRIEND_CHAT, GROUP_CHAT, STRANGER } from "../helpers/device.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { inbound } from "../helpers/messages.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH, testService } from "../helpers/service.ts";
@@ -189,10 +189,7 @@ describe("GET /channels", () => {
 });
 
 describe("names from the platforms", () => {
-  const fakes: FakeDiscord[] = [];
-  afterEach(async () => {
-    for (const f of fakes.splice(0)) await f.stop();
-  });
+  const discord = fakeDiscords();
 
   test("iMessage: a one-to-one chat by its person, a group by its name, else its people; a rename shows", async () => {
     const t = await deviceService();
@@ -222,11 +219,7 @@ describe("names from the platforms", () => {
   });
 
   test("Discord: guild #channel, guild #channel › thread, @username; renames of a guild and a channel show", async () => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-    const guild = fake.guild({ name: "Home" });
-    const general = fake.channel(guild.id, { name: "general" });
+    const { fake, ann, guild, general } = await discord.home();
     const thread = fake.thread(guild.id, general.id, { name: "plans" });
     const dmChannel = fake.dm(ann);
     const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });

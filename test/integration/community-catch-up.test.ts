@@ -8,34 +8,24 @@
  * never passes a message received but not stored, also at a clean stop.
  */
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, type FakeUser, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import type { FakeUser } from "../../src/demo/fake-discord/server.ts";
+import { allowBob } from "../helpers/allowlist.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 const HOUR = 3_600_000;
 
 async function world(opts: Parameters<typeof communityService>[1] = {}) {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
+  const { fake, ann, guild, general } = await discord.home();
   const bob = fake.user({ username: "bob_user", global_name: "Bob" });
   const stranger = fake.user({ username: "stranger" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
-  const allowlist = `${allowAnn(ann.id)}
-[[entry]]
-source = "community_chat"
-id = "${bob.id}"
-person_id = "bob"
-`;
+  const allowlist = `${allowAnn(ann.id)}${allowBob(bob.id)}`;
   const gw = await communityService(fake, { allowlist, ...opts });
   const texts = async (): Promise<string[]> => {
     const res = await gw.request("GET", "/messages/unread?limit=100", { headers: AGENT });
@@ -120,8 +110,7 @@ describe("direct messages", () => {
   });
 
   test("the first start imports no history: a DM written before gw ever ran is not fetched", async () => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
+    const fake = await discord.start();
     const ann = fake.user({ username: "ann_user", global_name: "Ann" });
     fake.guild({ name: "Home" });
     const dm = fake.dm(ann);

@@ -4,22 +4,18 @@
  * (so neither permission prompts nor phone commands, which go to one-to-one chats only, go there), and an
  * edit there follows its message. Through the real connector and discord.js against the fake Discord.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
 import type { GwEvent } from "../../src/core/event.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 test("a group DM's messages are a group's; a one-to-one DM's are a dm's", async () => {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
+  const fake = await discord.start();
   const ann = fake.user({ username: "ann_user", global_name: "Ann" });
   const sam = fake.user({ username: "sam_user", global_name: "Sam" });
   const group = fake.groupDm([ann, sam]);

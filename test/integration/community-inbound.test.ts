@@ -4,20 +4,17 @@
  * messages are ignored; attachments are re-hosted (and a dead link or an oversize file is left out);
  * the allowlist classifies community senders and links one person across sources.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import type { CommunityTuning } from "../../src/connectors/community-chat/connector.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { webhookSink } from "../fakes/webhook-sink.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 async function world(
   opts: {
@@ -26,8 +23,7 @@ async function world(
     tuning?: Partial<CommunityTuning>;
   } = {},
 ) {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
+  const fake = await discord.start();
   const ann = fake.user({ username: "ann_user", global_name: "Ann Global" });
   const stranger = fake.user({ username: "stranger", global_name: null });
   const guild = fake.guild({ name: "Home" });

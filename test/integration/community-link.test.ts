@@ -7,24 +7,20 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import type { FakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
+const discord = fakeDiscords();
 const servers: { stop(force?: boolean): unknown }[] = [];
 afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
   for (const s of servers.splice(0)) s.stop(true);
 });
 
 async function world(opts: Parameters<typeof communityService>[1] = {}, fakeOpts = {}) {
-  const fake = await startFakeDiscord(fakeOpts);
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
+  const { fake, ann, guild, general } = await discord.home(fakeOpts);
   const dm = fake.dm(ann);
   const gw = await communityService(fake, { allowlist: allowAnn(ann.id), ...opts });
   const texts = async () => {
@@ -196,8 +192,7 @@ describe("health", () => {
   test("a login that hangs does not hold the service: starting, then degraded past the deadline", async () => {
     const hung = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
     servers.push(hung);
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
+    const fake = await discord.start();
     const t0 = performance.now();
     const gw = await communityService(fake, {
       env: { GW_COMMUNITY_API_URL: `http://127.0.0.1:${hung.port}/api` },

@@ -6,22 +6,21 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { INBOUND_FILES_AT_ONCE } from "../../src/connectors/connector.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
+const discord = fakeDiscords();
 const servers: { stop(force?: boolean): unknown }[] = [];
 afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
   for (const s of servers.splice(0)) s.stop(true);
 });
 
 describe("discord.js caches", () => {
   test("300 messages from 30 users in 3 channels leave no message, user or member cached but the bot's", async () => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
+    const fake = await discord.start();
     const guild = fake.guild({ name: "Busy" });
     const channels = [0, 1, 2].map((i) => fake.channel(guild.id, { name: `c${i}` }));
     const users = Array.from({ length: 30 }, (_, i) =>
@@ -89,11 +88,7 @@ describe("attachment downloads", () => {
       },
     });
     servers.push(cdn);
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-    const guild = fake.guild({ name: "Home" });
-    const general = fake.channel(guild.id, { name: "general" });
+    const { fake, ann, general } = await discord.home();
     const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
     for (let m = 0; m < 3; m++)
       fake.message(general.id, {

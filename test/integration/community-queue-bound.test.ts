@@ -5,26 +5,19 @@
  * fetched from Discord's history: every message stored exactly once. Health says how many are held.
  * (`bun run faults community-queue` runs the long form on a real `gw serve`: 30 s at 100 messages/s, RSS.)
  */
-import { afterEach, expect, test } from "bun:test";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { expect, test } from "bun:test";
 import { faultyStore } from "../fakes/faulty-store.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 const MAX = 40;
 const PER_CHANNEL = 150;
 
 test("a store that cannot write: at most GW_COMMUNITY_QUEUE_MAX held, the rest fetched from history afterwards, each stored once", async () => {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
+  const { fake, ann, guild, general } = await discord.home();
   const random = fake.channel(guild.id, { name: "random" });
   const store = faultyStore();
   const gw = await communityService(fake, {

@@ -8,41 +8,28 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import {
-  type FakeDiscord,
-  type FakeMessageInput,
-  type FakeUser,
-  startFakeDiscord,
-} from "../../src/demo/fake-discord/server.ts";
+import type { FakeMessageInput, FakeUser } from "../../src/demo/fake-discord/server.ts";
 import { webhookSink } from "../fakes/webhook-sink.ts";
+import { allowBob } from "../helpers/allowlist.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
+const discord = fakeDiscords();
 const sinks: ReturnType<typeof webhookSink>[] = [];
 afterEach(async () => {
   for (const s of sinks.splice(0)) s.stop();
-  for (const f of fakes.splice(0)) await f.stop();
 });
 
 async function world() {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
+  const { fake, ann, guild, general } = await discord.home();
   const sink = webhookSink();
   sinks.push(sink);
   const tag = crypto.randomUUID().slice(0, 8);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
   const bob = fake.user({ username: "bob_user", global_name: "Bob" });
   const stranger = fake.user({ username: `mallory_${tag}`, global_name: `Mallory ${tag}` });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
-  const allowlist = `${allowAnn(ann.id)}
-[[entry]]
-source = "community_chat"
-id = "${bob.id}"
-person_id = "bob"
-`;
+  const allowlist = `${allowAnn(ann.id)}${allowBob(bob.id)}`;
   const gw = await communityService(fake, {
     allowlist,
     env: { GW_WEBHOOK_URL: sink.url, GW_WEBHOOK_SECRET: "whsec-test" },

@@ -5,25 +5,18 @@
  * the process-level policy asks for) says `degraded` with the reason until the new link is up, and
  * messages written meanwhile are caught up, once.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { faultOrigin } from "../../src/core/fault-origin.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 async function world() {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
+  const { fake, ann, general } = await discord.home();
   return { fake, ann, general, allowlist: allowAnn(ann.id) };
 }
 

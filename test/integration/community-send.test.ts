@@ -3,24 +3,18 @@
  * fake Discord. Replies, long-text splitting (one record), no pings, nonces, the 413 and 400 refusals
  * made before contacting the platform, and every platform failure mapped as discord.md §7 says.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import type { FakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 async function world(tuning = {}) {
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const guild = fake.guild({ name: "Home" });
-  const general = fake.channel(guild.id, { name: "general" });
+  const { fake, ann, guild, general } = await discord.home();
   const other = fake.channel(guild.id, { name: "other" });
   const dm = fake.dm(ann);
   const gw = await communityService(fake, { allowlist: allowAnn(ann.id), tuning });

@@ -4,21 +4,18 @@
  * MESSAGE_UPDATE, MESSAGE_DELETE(_BULK) and reactions from the fake Discord with the real discord.js.
  * GET /events shows what agents may see, once each, and the message reads follow the changes.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
 import type { GwEvent } from "../../src/core/event.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { deviceService, FRIEND, FRIEND_CHAT, GROUP_CHAT, STRANGER } from "../helpers/device.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, type makeRequest } from "../helpers/service.ts";
 
 type Request = ReturnType<typeof makeRequest>;
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 async function events(request: Request, since = ""): Promise<GwEvent[]> {
   const res = await request("GET", `/events?since=${since}&limit=100`, { headers: AGENT });
@@ -102,12 +99,8 @@ describe("iMessage", () => {
 
 describe("Discord", () => {
   test("edits, deletes (one and bulk) and reactions become events; a stranger's reaction does not; replays store nothing twice", async () => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
+    const { fake, ann, guild, general } = await discord.home();
     const sam = fake.user({ username: "sam_user", global_name: "Sam" });
-    const guild = fake.guild({ name: "Home" });
-    const general = fake.channel(guild.id, { name: "general" });
     const dm = fake.dm(ann);
     const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
     const a = fake.message(general.id, { author: ann, content: "typo" });
@@ -176,10 +169,7 @@ describe("Discord", () => {
   });
 
   test("two edits stamped in the same millisecond are two events; a repeated one is stored once", async () => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-    const general = fake.channel(fake.guild({ name: "Home" }).id, { name: "general" });
+    const { fake, ann, general } = await discord.home();
     const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
     const a = fake.message(general.id, { author: ann, content: "draft" });
     await waitFor(async () => ((await unreadTexts(gw.request)).length === 1 ? true : undefined), "draft");

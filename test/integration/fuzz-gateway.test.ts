@@ -5,11 +5,11 @@
  * could not digest threw inside @discordjs/ws's un-awaited frame handler (an unhandled rejection, exit
  * 1), and a message nested too deep to serialise held its channel forever.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { gatewayItems } from "../evidence/fuzz/gateway.ts";
 import { communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, allowAnn } from "../helpers/service.ts";
 
@@ -25,17 +25,10 @@ describe("malformed gateway frames (scale 1, seed 20261124)", () => {
 });
 
 describe("regression: frames that ended gw serve or held a channel", () => {
-  const fakes: FakeDiscord[] = [];
-  afterEach(async () => {
-    for (const f of fakes.splice(0)) await f.stop();
-  });
+  const discord = fakeDiscords();
 
   test("payloads discord.js or gw cannot digest, and one nested 60k deep, are dropped with a warning; the next message arrives", async () => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-    const guild = fake.guild({ name: "Home" });
-    const general = fake.channel(guild.id, { name: "general" });
+    const { fake, ann, general } = await discord.home();
     const rejections: unknown[] = [];
     const record = (e: unknown) => void rejections.push(e);
     process.on("unhandledRejection", record);

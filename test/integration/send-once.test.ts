@@ -6,22 +6,19 @@
  * with the one record. And a threaded iMessage send keeps its `reply_to` when the connector stored
  * Messages' echo row before osascript returned.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { type FaultPoint, faultyStore } from "../fakes/faulty-store.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { deviceService, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, AUTH, type makeRequest } from "../helpers/service.ts";
 
 type Request = ReturnType<typeof makeRequest>;
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
-});
+const discord = fakeDiscords();
 
 async function unread(request: Request): Promise<Envelope[]> {
   const res = await request("GET", "/messages/unread?limit=100", { headers: AGENT });
@@ -87,11 +84,7 @@ async function sendThroughFault(w: {
 describe("a send the platform accepted is never posted again", () => {
   for (const point of ["record", "complete"] as const) {
     test(`Discord: the store fails at ${point}`, async () => {
-      const fake = await startFakeDiscord();
-      fakes.push(fake);
-      const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-      const guild = fake.guild({ name: "Home" });
-      const general = fake.channel(guild.id, { name: "general" });
+      const { fake, ann, general } = await discord.home();
       const store = faultyStore();
       const gw = await communityService(fake, { allowlist: allowAnn(ann.id), openStore: store.open });
       fake.message(general.id, { author: ann, content: "question?" });

@@ -7,16 +7,15 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import type { GwEvent } from "../../src/core/event.ts";
-import { type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { webhookSink } from "../fakes/webhook-sink.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { spawnGw, waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
 
-const fakes: FakeDiscord[] = [];
+const discord = fakeDiscords();
 const sinks: ReturnType<typeof webhookSink>[] = [];
 afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.stop();
   for (const s of sinks.splice(0)) s.stop();
 });
 
@@ -31,10 +30,7 @@ test("an edited then deleted message: earlier edit events empty, pending and dea
     return hit.body.includes("bravo") ? 400 : 204;
   });
   sinks.push(sink);
-  const fake = await startFakeDiscord();
-  fakes.push(fake);
-  const ann = fake.user({ username: "ann_user", global_name: "Ann" });
-  const general = fake.channel(fake.guild({ name: "Home" }).id, { name: "general" });
+  const { fake, ann, general } = await discord.home();
   const gw = await communityService(fake, {
     allowlist: allowAnn(ann.id),
     env: {
