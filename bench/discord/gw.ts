@@ -26,13 +26,9 @@
  * ...]},
  * `count` → community messages in the store, `deliveries` → [[delivery id, text], ...].
  */
-import { buildConnectors } from "../../src/connectors/registry.ts";
-import { systemClock } from "../../src/core/ports.ts";
-import { bunSpawner } from "../../src/core/spawn.ts";
-import type { Ingest, IngestBatch, IngestOutcome } from "../../src/ingest/ingest.ts";
-import { createService } from "../../src/service.ts";
+import type { IngestBatch, IngestOutcome } from "../../src/ingest/ingest.ts";
 import { emit, now, serveCommands } from "../lib/child-protocol.ts";
-import { serveSetup } from "../lib/gw-child.ts";
+import { serveLikeGw, serveSetup } from "../lib/gw-child.ts";
 
 const tImported = now();
 const TRACE = process.env.BENCH_TRACE === "1";
@@ -59,8 +55,8 @@ if (TRACE) {
   };
 }
 
-const { env, host, config, log } = await serveSetup(process.env);
-const expected = Number(env.BENCH_EXPECT_STORED ?? 0);
+const setup = await serveSetup(process.env);
+const expected = Number(setup.env.BENCH_EXPECT_STORED ?? 0);
 let stored = 0;
 /** Time spent inside ingest calls (their transactions), ms. */
 let ingestMs = 0;
@@ -72,53 +68,35 @@ const allDone = new Promise<void>((resolve) => {
 });
 if (expected <= 0) allStored();
 
-const beforeIngest = (batch: IngestBatch) => {
-  const t = now();
-  tIngest = t;
-  if (TRACE) for (const m of batch.messages) ingestBegun.push([m.text, t]);
-};
-const onIngest = (batch: IngestBatch, outcomes: IngestOutcome[]) => {
-  const t = now();
-  ingestMs += t - tIngest;
-  for (const o of outcomes) if (o.status === "stored") stored += 1;
-  if (TRACE) for (const m of batch.messages) ingested.push([m.text, t]);
-  if (tAll === null && expected > 0 && stored >= expected) {
-    tAll = t;
-    allStored();
-  }
+const trace = {
+  before: (batch: IngestBatch) => {
+    if (batch.source !== "community_chat") return;
+    const t = now();
+    tIngest = t;
+    if (TRACE) for (const m of batch.messages) ingestBegun.push([m.text, t]);
+  },
+  after: (batch: IngestBatch, outcomes: IngestOutcome[]) => {
+    if (batch.source !== "community_chat") return;
+    const t = now();
+    ingestMs += t - tIngest;
+    for (const o of outcomes) if (o.status === "stored") stored += 1;
+    if (TRACE) for (const m of batch.messages) ingested.push([m.text, t]);
+    if (tAll === null && expected > 0 && stored >= expected) {
+      tAll = t;
+      allStored();
+    }
+  },
 };
 
-const build = buildConnectors({ config, env, host, clock: systemClock, log, spawner: bunSpawner });
-let health: () => string = () => "disabled";
-const svc = createService({
-  config,
-  clock: systemClock,
-  log,
-  host,
-  connectors: (shared) => {
-    const registry = build(shared);
-    const community = registry.community_chat;
-    if (!community) throw new Error("the Discord connector is not configured (GW_COMMUNITY_BOT_TOKEN)");
-    health = () => community.health().state;
-    const start = community.start.bind(community);
-    community.start = (ingest: Ingest) =>
-      start((batch) => {
-        beforeIngest(batch);
-        const out = ingest(batch);
-        onIngest(batch, out);
-        return out;
-      });
-    return registry;
-  },
-});
-const tCreated = now();
-svc.prepare();
-svc.app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
-const tListening = now();
-const tStart = now();
-await svc.start();
-const tStarted = now();
-while (health() !== "ok") await Bun.sleep(1);
+const marks = { created: 0, listening: 0, started: 0 };
+const { svc, states } = await serveLikeGw(
+  setup,
+  { hostname: "127.0.0.1", port: 0 },
+  { trace, mark: (step) => (marks[step] = now()) },
+);
+if (states().community_chat === "disabled")
+  throw new Error("the Discord connector is not configured (GW_COMMUNITY_BOT_TOKEN)");
+while (states().community_chat !== "ok") await Bun.sleep(1);
 const tOk = now();
 await allDone;
 
@@ -134,10 +112,10 @@ emit({
   stamps: {
     process: performance.timeOrigin,
     imported: tImported,
-    created: tCreated,
-    listening: tListening,
-    start: tStart,
-    started: tStarted,
+    created: marks.created,
+    listening: marks.listening,
+    start: marks.listening,
+    started: marks.started,
     ok: tOk,
     all: tAll,
   },

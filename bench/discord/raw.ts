@@ -83,18 +83,22 @@ function openStore(o: { dbPath: string; ddl: string[] }) {
   return (page: Item[]) => insertPage.immediate(page);
 }
 
-if (mode === "client") {
-  const { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Partials } = await import("discord.js");
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
-    partials: [Partials.Channel],
-    rest: { api },
+type DiscordJs = typeof import("discord.js");
+
+/** A Client built as gw's connector builds it: its intents, the Channel partial, REST at BENCH_API_URL. */
+function clientOf(djs: DiscordJs, rest: { globalRequestsPerSecond?: number } = {}) {
+  const I = djs.GatewayIntentBits;
+  return new djs.Client({
+    intents: [I.Guilds, I.GuildMessages, I.DirectMessages, I.MessageContent],
+    partials: [djs.Partials.Channel],
+    rest: { api, ...rest },
   });
+}
+
+if (mode === "client") {
+  const djs = await import("discord.js");
+  const { Events, GatewayDispatchEvents } = djs;
+  const client = clientOf(djs);
   const dispatch: [string, number][] = [];
   const event: [string, number][] = [];
   const stored: [string, number][] = [];
@@ -146,18 +150,10 @@ if (mode === "client") {
   };
 
   const tBegin = now();
-  const { Client, Events, GatewayIntentBits, Partials, Routes } = await import("discord.js");
+  const djs = await import("discord.js");
+  const { Events, Routes } = djs;
   const tImported = now();
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
-    partials: [Partials.Channel],
-    rest: { api, ...(o.unpaced ? { globalRequestsPerSecond: 1_000_000 } : {}) },
-  });
+  const client = clientOf(djs, o.unpaced ? { globalRequestsPerSecond: 1_000_000 } : {});
   await new Promise<void>((resolve, reject) => {
     client.once(Events.ClientReady, () => resolve());
     client.login(token).catch(reject);

@@ -7,18 +7,14 @@
  *   bun run bench/pickup/gw.ts on    # file-change notifications on (what `gw serve` does)
  *   bun run bench/pickup/gw.ts off   # notifications off: the GW_DEVICE_POLL_INTERVAL_MS timer only
  *
- * The ingest function the connector is started with is wrapped (lib/gw-child.ts traceIngest, no src
+ * The ingest function the connector is started with is wrapped (lib/gw-child.ts serveLikeGw's trace, no src
  * change) to stamp, in memory, the instant each batch's transaction returned: from then on
  * GET /messages/unread lists its messages and the webhook dispatcher has been woken. Prints
  * `{"ready":<port>}` once listening and started, then answers lib/child-protocol.ts plus
  * `stamps` → {ingested: [[text, t], ...]} and `deliveries` → {rows: [[delivery id, text], ...]}.
  */
-import { buildConnectors } from "../../src/connectors/registry.ts";
-import { systemClock } from "../../src/core/ports.ts";
-import { bunSpawner } from "../../src/core/spawn.ts";
-import { createService } from "../../src/service.ts";
 import { emit, now, serveCommands } from "../lib/child-protocol.ts";
-import { serveSetup, traceIngest } from "../lib/gw-child.ts";
+import { serveLikeGw, serveSetup } from "../lib/gw-child.ts";
 
 const mode = process.argv[2];
 if (mode !== "on" && mode !== "off") {
@@ -27,32 +23,20 @@ if (mode !== "on" && mode !== "off") {
 }
 
 const ingested: [string, number][] = [];
-const { env, host, config, log } = await serveSetup(process.env);
-const svc = createService({
-  config,
-  clock: systemClock,
-  log,
-  host,
-  connectors: traceIngest(
-    buildConnectors({
-      config,
-      env,
-      host,
-      clock: systemClock,
-      log,
-      spawner: bunSpawner,
-      watchFiles: mode === "on",
-    }),
-    (batch) => {
-      if (batch.messages.length === 0) return;
-      const t = now();
-      for (const m of batch.messages) ingested.push([m.text, t]);
+const { svc } = await serveLikeGw(
+  await serveSetup(process.env),
+  { hostname: "127.0.0.1", port: 0 },
+  {
+    watchFiles: mode === "on",
+    trace: {
+      after: (batch) => {
+        if (batch.messages.length === 0) return;
+        const t = now();
+        for (const m of batch.messages) ingested.push([m.text, t]);
+      },
     },
-  ),
-});
-svc.prepare();
-svc.app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false });
-await svc.start();
+  },
+);
 emit({ ready: svc.app.server?.port ?? 0, pid: process.pid });
 
 await serveCommands(

@@ -8,7 +8,7 @@
  * transaction per message) at seeded random gaps of BENCH_GAP_MIN_MS–BENCH_GAP_MAX_MS, whatever the
  * watchers do. Watchers (see WATCHERS below; each one is a process and yields one or more figures):
  * - gw (bench/pickup/gw.ts), built as `gw serve` builds it, with webhooks to bench/lib/sink-child.ts and
- *   its ingest commits stamped in gw (lib/gw-child.ts traceIngest);
+ *   its ingest commits stamped in gw (lib/gw-child.ts serveLikeGw's trace);
  * - gw's observers, started once gw listens (GW_OBSERVERS): the agent polling GET /messages/unread every
  *   BENCH_STEP_MS and marking read (bench/pickup/agent.ts); an agent following the unread long poll
  *   (bench/pickup/longpoll.ts); `gw mcp --channel` driven by the MCP SDK Client as Claude Code drives a
