@@ -10,12 +10,13 @@ import { writeFileSync } from "node:fs";
 import { formatProblems, loadConfig } from "../../src/config/load.ts";
 import type { HostInfo } from "../../src/config/paths.ts";
 import type { CommunityTuning } from "../../src/connectors/community-chat/connector.ts";
+import type { Envelope } from "../../src/core/envelope.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { FAKE_BOT_TOKEN, type FakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import type { Service, ServicePorts } from "../../src/service.ts";
 import { recordingLogger } from "./logger.ts";
 import { isolatedEnv, waitFor } from "./process.ts";
-import { makeRequest, startWired, TOKEN } from "./service.ts";
+import { AGENT, makeRequest, startWired, TOKEN } from "./service.ts";
 
 export { allowAnn } from "./service.ts";
 
@@ -102,3 +103,18 @@ export async function communityService(
     },
   };
 }
+
+type Requester = { request: ReturnType<typeof makeRequest> };
+
+/** The texts of agent-a's unread messages (GET /messages/unread?limit=100), in their order. */
+export async function unreadTexts(gw: Requester): Promise<string[]> {
+  const res = await gw.request("GET", "/messages/unread?limit=100", { headers: AGENT });
+  return ((await res.json()) as { messages: Envelope[] }).messages.map((m) => m.text);
+}
+
+/** Waits (deadline-bounded) until agent-a has at least `n` unread messages; returns their texts. */
+export const waitUnreadTexts = (gw: Requester, n: number): Promise<string[]> =>
+  waitFor(async () => {
+    const t = await unreadTexts(gw);
+    return t.length >= n ? t : undefined;
+  }, `${n} unread messages`);

@@ -9,13 +9,11 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import type { Envelope } from "../../src/core/envelope.ts";
 import type { FakeUser } from "../../src/demo/fake-discord/server.ts";
 import { allowBob } from "../helpers/allowlist.ts";
-import { allowAnn, communityService } from "../helpers/community.ts";
+import { allowAnn, communityService, unreadTexts, waitUnreadTexts } from "../helpers/community.ts";
 import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
-import { AGENT } from "../helpers/service.ts";
 
 const discord = fakeDiscords();
 
@@ -27,15 +25,8 @@ async function world(opts: Parameters<typeof communityService>[1] = {}) {
   const stranger = fake.user({ username: "stranger" });
   const allowlist = `${allowAnn(ann.id)}${allowBob(bob.id)}`;
   const gw = await communityService(fake, { allowlist, ...opts });
-  const texts = async (): Promise<string[]> => {
-    const res = await gw.request("GET", "/messages/unread?limit=100", { headers: AGENT });
-    return ((await res.json()) as { messages: Envelope[] }).messages.map((m) => m.text);
-  };
-  const waitTexts = (n: number) =>
-    waitFor(async () => {
-      const t = await texts();
-      return t.length >= n ? t : undefined;
-    }, `${n} unread messages`);
+  const texts = () => unreadTexts(gw);
+  const waitTexts = (n: number) => waitUnreadTexts(gw, n);
   /** Every session logs one "Discord catch-up done" when its catch-up has finished. */
   const sessionsCaughtUp = (n: number) =>
     waitFor(

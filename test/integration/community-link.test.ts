@@ -6,9 +6,8 @@
  * gateway close on stop.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import type { Envelope } from "../../src/core/envelope.ts";
 import type { FakeDiscord } from "../../src/demo/fake-discord/server.ts";
-import { allowAnn, communityService } from "../helpers/community.ts";
+import { allowAnn, communityService, unreadTexts, waitUnreadTexts } from "../helpers/community.ts";
 import { fakeDiscords } from "../helpers/fake-discord.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT } from "../helpers/service.ts";
@@ -23,15 +22,8 @@ async function world(opts: Parameters<typeof communityService>[1] = {}, fakeOpts
   const { fake, ann, guild, general } = await discord.home(fakeOpts);
   const dm = fake.dm(ann);
   const gw = await communityService(fake, { allowlist: allowAnn(ann.id), ...opts });
-  const texts = async () => {
-    const res = await gw.request("GET", "/messages/unread?limit=100", { headers: AGENT });
-    return ((await res.json()) as { messages: Envelope[] }).messages.map((m) => m.text);
-  };
-  const waitTexts = (n: number) =>
-    waitFor(async () => {
-      const t = await texts();
-      return t.length >= n ? t : undefined;
-    }, `${n} unread messages`);
+  const texts = () => unreadTexts(gw);
+  const waitTexts = (n: number) => waitUnreadTexts(gw, n);
   const say = (channelId: string, content: string, more: { dispatch?: boolean; at?: number } = {}) =>
     fake.message(channelId, { author: ann, content, ...more });
   return { fake, gw, ann, guild, general, dm, texts, waitTexts, say };
