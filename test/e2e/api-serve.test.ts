@@ -8,13 +8,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildAllowlist } from "../../src/allowlist/parse.ts";
 import { createIdFactory } from "../../src/core/ids.ts";
 import { systemClock } from "../../src/core/ports.ts";
-import { createIngest } from "../../src/ingest/ingest.ts";
-import { openStore } from "../../src/store/store.ts";
-import { recordingLogger } from "../helpers/logger.ts";
-import { FRIEND, inbound } from "../helpers/messages.ts";
+import { inbound, seedStore } from "../helpers/messages.ts";
 import {
   ensureBinary,
   freePort,
@@ -33,18 +29,8 @@ const attachmentId = createIdFactory(systemClock).attachment();
 
 /** Two messages (the first with an attachment) stored through the real ingest pipeline; their ids. */
 function seed(): string[] {
-  const store = openStore(env.GW_DB_PATH as string);
   mkdirSync(env.GW_ATTACHMENT_DIR as string, { recursive: true });
   writeFileSync(join(env.GW_ATTACHMENT_DIR as string, attachmentId), "hello bytes");
-  const ingest = createIngest({
-    store,
-    allowlist: () => buildAllowlist([FRIEND]),
-    ids: createIdFactory(systemClock),
-    clock: systemClock,
-    webhooksEnabled: false,
-    attachmentDir: env.GW_ATTACHMENT_DIR as string,
-    log: recordingLogger(),
-  });
   const attachment = {
     id: attachmentId,
     mime: "text/plain",
@@ -52,12 +38,10 @@ function seed(): string[] {
     fileName: attachmentId,
     platformRef: null,
   };
-  const ids = ingest({
-    source: "device_messenger",
-    messages: [inbound({ attachments: [attachment] }), inbound()],
+  const ids = seedStore(env, [inbound({ attachments: [attachment] }), inbound()], {
+    webhooks: false,
     cursor: "2",
-  }).map((o) => o.id);
-  store.close();
+  });
   writeFileSync(
     env.GW_ALLOWLIST_PATH as string,
     '[[entry]]\nsource = "device_messenger"\nid = "+15555550100"\nperson_id = "ann"\n',

@@ -4,15 +4,9 @@
  * quarantined messages are never pushed. Then the operator commands list and re-drive dead rows.
  */
 import { afterAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import { buildAllowlist } from "../../src/allowlist/parse.ts";
-import { createIdFactory } from "../../src/core/ids.ts";
-import { systemClock } from "../../src/core/ports.ts";
-import { createIngest } from "../../src/ingest/ingest.ts";
 import { openStore } from "../../src/store/store.ts";
 import { webhookSink } from "../fakes/webhook-sink.ts";
-import { recordingLogger } from "../helpers/logger.ts";
-import { FRIEND, inbound } from "../helpers/messages.ts";
+import { inbound, seedStore } from "../helpers/messages.ts";
 import { freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -37,27 +31,11 @@ function deliveries() {
 }
 
 test("kill -9 with deliveries pending: they complete after restart, same ids, at most one extra attempt", async () => {
-  const store = openStore(env.GW_DB_PATH as string);
-  const ingest = createIngest({
-    store,
-    allowlist: () => buildAllowlist([FRIEND]),
-    ids: createIdFactory(systemClock),
-    clock: systemClock,
-    webhooksEnabled: true,
-    attachmentDir: join(dir, "data/attachments"),
-    log: recordingLogger(),
-  });
-  ingest({
-    source: "device_messenger",
-    messages: [
-      inbound(),
-      inbound(),
-      inbound(),
-      inbound({ sender: { id: "+15555550999", displayName: "stranger" } }),
-    ],
-    cursor: "4",
-  });
-  store.close();
+  seedStore(
+    env,
+    [inbound(), inbound(), inbound(), inbound({ sender: { id: "+15555550999", displayName: "stranger" } })],
+    { webhooks: true, cursor: "4" },
+  );
   await Bun.write(
     env.GW_ALLOWLIST_PATH as string,
     '[[entry]]\nsource = "device_messenger"\nid = "+15555550100"\nperson_id = "ann"\n',

@@ -1,9 +1,12 @@
-/** Builders for normalised inbound messages and a store + ingest wired as `gw serve` wires them. */
+/**
+ * Builders for normalised inbound messages, a store + ingest wired as `gw serve` wires them, and
+ * seedStore: messages stored in the files a gw process is about to open, as `gw serve` would have.
+ */
 
 import { join } from "node:path";
 import { type AllowlistEntry, buildAllowlist } from "../../src/allowlist/parse.ts";
 import { createIdFactory } from "../../src/core/ids.ts";
-import type { Clock } from "../../src/core/ports.ts";
+import { type Clock, systemClock } from "../../src/core/ports.ts";
 import type { StoredEvent } from "../../src/ingest/changes.ts";
 import { createIngest, type NormalizedMessage } from "../../src/ingest/ingest.ts";
 import type { MessageRow } from "../../src/store/messages.ts";
@@ -107,4 +110,32 @@ export function messageRow(over: Partial<MessageRow> = {}): MessageRow {
     created_at: rows,
     ...over,
   };
+}
+
+/**
+ * Stores `messages` (from iMessage) in the database a gw process is about to open (`env`'s GW_DB_PATH and
+ * GW_ATTACHMENT_DIR) through the real ingest on the system clock, as `gw serve` would have stored them,
+ * then closes it; returns their ids. The allowlist is `entries` (the friend by default); `webhooks`
+ * queues a delivery for each allowed message.
+ */
+export function seedStore(
+  env: Record<string, string>,
+  messages: NormalizedMessage[],
+  opts: { webhooks: boolean; entries?: AllowlistEntry[]; cursor?: string | null },
+): string[] {
+  const store = openStore(env.GW_DB_PATH as string);
+  try {
+    const ingest = createIngest({
+      store,
+      allowlist: () => buildAllowlist(opts.entries ?? [FRIEND]),
+      ids: createIdFactory(systemClock),
+      clock: systemClock,
+      webhooksEnabled: opts.webhooks,
+      attachmentDir: env.GW_ATTACHMENT_DIR as string,
+      log: recordingLogger(),
+    });
+    return ingest({ source: "device_messenger", messages, cursor: opts.cursor ?? null }).map((o) => o.id);
+  } finally {
+    store.close();
+  }
 }

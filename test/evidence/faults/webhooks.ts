@@ -1,21 +1,7 @@
-/**
- * Webhook targets that fail (spec "Webhook delivery", reliability.md F4/F5), against real `gw serve`
- * processes and a TCP-level receiver (test/fakes/fault-receiver.ts): one channel per fault, each
- * message stored through the real ingest before gw starts. 5xx, a 302 (never followed), a hang past
- * the timeout, a reset mid-body and a cut-off 503 must take exactly 5 attempts and end dead, every 4xx
- * exactly 1; a refused connection is counted from gw's own log lines; a schedule interrupted by a
- * SIGTERM restart resumes at its stored time. Gaps are measured from one attempt's end to the next
- * one's start and compared with GW_WEBHOOK_RETRY_DELAYS_MS ±20 %; every message stays unread.
- */
-import { buildAllowlist } from "../../../src/allowlist/parse.ts";
-import { createIdFactory } from "../../../src/core/ids.ts";
-import { systemClock } from "../../../src/core/ports.ts";
-import { createIngest, type NormalizedMessage } from "../../../src/ingest/ingest.ts";
+import type { NormalizedMessage } from "../../../src/ingest/ingest.ts";
 import type { DeliveryRow } from "../../../src/store/deliveries.ts";
-import { openStore } from "../../../src/store/store.ts";
 import { type FaultReply, faultReceiver } from "../../fakes/fault-receiver.ts";
-import { recordingLogger } from "../../helpers/logger.ts";
-import { inbound } from "../../helpers/messages.ts";
+import { inbound, seedStore } from "../../helpers/messages.ts";
 import { freePort, isolatedEnv } from "../../helpers/process.ts";
 import { entry, FRIEND, type Gw, startGw, unread, waitFor, workDir } from "./harness.ts";
 import { type FaultRun, row } from "./types.ts";
@@ -61,24 +47,11 @@ const DEAD_AT_ONCE = [400, 401, 403, 404, 408, 410, 429];
 const channelOf = (kind: string) => `any;+;faults-${kind.replaceAll(" ", "-")}`;
 
 /** Messages from the allowlisted friend, one per channel, stored (with their pending deliveries) before start. */
-function seed(env: Record<string, string>, messages: NormalizedMessage[]): string[] {
-  const store = openStore(env.GW_DB_PATH as string);
-  try {
-    const ingest = createIngest({
-      store,
-      allowlist: () =>
-        buildAllowlist([{ source: "device_messenger", id: FRIEND, person_id: "ann", display_name: null }]),
-      ids: createIdFactory(systemClock),
-      clock: systemClock,
-      webhooksEnabled: true,
-      attachmentDir: env.GW_ATTACHMENT_DIR as string,
-      log: recordingLogger(),
-    });
-    return ingest({ source: "device_messenger", messages, cursor: null }).map((o) => o.id);
-  } finally {
-    store.close();
-  }
-}
+const seed = (env: Record<string, string>, messages: NormalizedMessage[]): string[] =>
+  seedStore(env, messages, {
+    webhooks: true,
+    entries: [{ source: "device_messenger", id: FRIEND, person_id: "ann", display_name: null }],
+  });
 
 const message = (kind: string, text = `fault ${kind}`) =>
   inbound({
