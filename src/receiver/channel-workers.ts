@@ -60,91 +60,135 @@ export interface ChannelWorkerDeps {
   log: Logger;
 }
 
+/** One set of workers: the channels' workers, and whether they are stopping. */
+interface Pool {
+  deps: ChannelWorkerDeps;
+  workers: Map<string, Worker>;
+  stopping: boolean;
+}
+
+/** The channel's worker (made when missing), its idle eviction called off. */
+function workerOf(pool: Pool, channelId: string): Worker {
+  let w = pool.workers.get(channelId);
+  if (!w) {
+    w = { queue: [], running: null, idle: null, window: null, fresh: false };
+    pool.workers.set(channelId, w);
+  }
+  if (w.idle) clearTimeout(w.idle);
+  w.idle = null;
+  return w;
+}
+
+function evictLater(pool: Pool, channelId: string, w: Worker): void {
+  // A worker holding a /new stays until a run takes it.
+  if (!w.fresh && !w.idle && !pool.stopping)
+    w.idle = setTimeout(() => pool.workers.delete(channelId), pool.deps.idleTtlMs);
+}
+
+/** Starts the channel's next run when nothing runs and planBatch says it may; else arms its window. */
+function pump(pool: Pool, channelId: string, w: Worker): void {
+  const { deps } = pool;
+  if (w.running || w.window || pool.stopping) return;
+  const now = deps.clock.now();
+  const plan = planBatch(w.queue, now, deps.batchMs);
+  if (!plan) {
+    evictLater(pool, channelId, w);
+    return;
+  }
+  if (plan.startAt > now) {
+    w.window = setTimeout(() => {
+      w.window = null;
+      pump(pool, channelId, w);
+    }, plan.startAt - now);
+    return;
+  }
+  const run: Run = { jobs: w.queue.splice(0, plan.count), fresh: w.fresh };
+  w.fresh = false;
+  const abort = new AbortController();
+  const done = deps
+    .run(run, abort.signal)
+    .catch((err) =>
+      deps.log.error({ delivery_id: run.jobs[0]?.deliveryId, err: String(err) }, "agent run failed to start"),
+    )
+    .finally(() => {
+      w.running = null;
+      pump(pool, channelId, w);
+    });
+  w.running = { run, startedAt: now, done, abort };
+}
+
+const runningIn = (pool: Pool) => [...pool.workers.values()].flatMap((w) => (w.running ? [w.running] : []));
+
+/** /stop of one channel: its waiting jobs dropped, its run aborted with STOP_REASON. */
+function cancel(pool: Pool, channelId: string): { dropped: Job[]; stopped: Job[]; ended: Promise<void> } {
+  const w = pool.workers.get(channelId);
+  if (!w) return { dropped: [], stopped: [], ended: Promise.resolve() };
+  if (w.window) clearTimeout(w.window);
+  w.window = null;
+  const dropped = w.queue.splice(0);
+  const stopped = w.running ? [...w.running.run.jobs] : [];
+  const ended = w.running?.done ?? Promise.resolve();
+  w.running?.abort.abort(STOP_REASON);
+  if (!w.running) evictLater(pool, channelId, w);
+  return { dropped, stopped, ended };
+}
+
+/** Refuses new jobs, lets running ones finish within the grace, then aborts them; what never ran and what was stopped. */
+async function stopPool(pool: Pool, graceMs: number): Promise<{ notRun: Job[]; stopped: Job[] }> {
+  pool.stopping = true;
+  const all = [...pool.workers.values()];
+  for (const w of all) if (w.window) clearTimeout(w.window);
+  const notRun = all.flatMap((w) => w.queue.splice(0));
+  const done = Promise.all(runningIn(pool).map((r) => r.done));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const inTime = await Promise.race([
+    done.then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  const late = inTime ? [] : runningIn(pool);
+  for (const r of late) r.abort.abort();
+  await done;
+  for (const w of pool.workers.values()) if (w.idle) clearTimeout(w.idle);
+  pool.workers.clear();
+  return { notRun, stopped: late.flatMap((r) => r.run.jobs) };
+}
+
 export function createChannelWorkers(deps: ChannelWorkerDeps) {
-  const workers = new Map<string, Worker>();
-  let stopping = false;
-
-  const worker = (channelId: string): Worker => {
-    let w = workers.get(channelId);
-    if (!w) {
-      w = { queue: [], running: null, idle: null, window: null, fresh: false };
-      workers.set(channelId, w);
+  const pool: Pool = { deps, workers: new Map(), stopping: false };
+  const submitAll = (jobs: readonly Job[]): boolean => {
+    if (pool.stopping) return false;
+    const touched = new Map<string, Worker>();
+    for (const job of jobs) {
+      const channelId = job.envelope.channel_id;
+      const w = touched.get(channelId) ?? workerOf(pool, channelId);
+      touched.set(channelId, w);
+      w.queue.push(job);
     }
-    if (w.idle) clearTimeout(w.idle);
-    w.idle = null;
-    return w;
+    // Without a batch window a run starts right away, so it begins before the 204 is written (the 204
+    // never waits for it).
+    for (const [channelId, w] of touched) pump(pool, channelId, w);
+    return true;
   };
-
-  const pump = (channelId: string, w: Worker) => {
-    if (w.running || w.window || stopping) return;
-    const now = deps.clock.now();
-    const plan = planBatch(w.queue, now, deps.batchMs);
-    if (!plan) {
-      // A worker holding a /new stays until a run takes it.
-      if (!w.fresh) w.idle = setTimeout(() => workers.delete(channelId), deps.idleTtlMs);
-      return;
-    }
-    if (plan.startAt > now) {
-      w.window = setTimeout(() => {
-        w.window = null;
-        pump(channelId, w);
-      }, plan.startAt - now);
-      return;
-    }
-    const run: Run = { jobs: w.queue.splice(0, plan.count), fresh: w.fresh };
-    w.fresh = false;
-    const abort = new AbortController();
-    const done = deps
-      .run(run, abort.signal)
-      .catch((err) =>
-        deps.log.error(
-          { delivery_id: run.jobs[0]?.deliveryId, err: String(err) },
-          "agent run failed to start",
-        ),
-      )
-      .finally(() => {
-        w.running = null;
-        pump(channelId, w);
-      });
-    w.running = { run, startedAt: now, done, abort };
-  };
-
-  const running = () => [...workers.values()].flatMap((w) => (w.running ? [w.running] : []));
 
   return {
     /** Queues a job behind its channel's earlier ones; false once stopping. */
-    submit(job: Job): boolean {
-      return this.submitAll([job]);
-    },
+    submit: (job: Job): boolean => submitAll([job]),
     /**
      * Queues jobs in order behind their channels' earlier ones, all before any run starts (so a batch taken
      * back from the journal is whole when its run begins); false once stopping.
      */
-    submitAll(jobs: readonly Job[]): boolean {
-      if (stopping) return false;
-      const touched = new Map<string, Worker>();
-      for (const job of jobs) {
-        const channelId = job.envelope.channel_id;
-        const w = touched.get(channelId) ?? worker(channelId);
-        touched.set(channelId, w);
-        w.queue.push(job);
-      }
-      // Without a batch window a run starts right away, so it begins before the 204 is written (the
-      // 204 never waits for it).
-      for (const [channelId, w] of touched) pump(channelId, w);
-      return true;
-    },
+    submitAll,
     /** Jobs of the channel waiting behind its running one (or for their batch window). */
-    waiting(channelId: string): number {
-      return workers.get(channelId)?.queue.length ?? 0;
-    },
+    waiting: (channelId: string): number => pool.workers.get(channelId)?.queue.length ?? 0,
     /** The delivery ids waiting in the channel, in order. */
-    waitingIds(channelId: string): string[] {
-      return (workers.get(channelId)?.queue ?? []).map((j) => j.deliveryId);
-    },
+    waitingIds: (channelId: string): string[] =>
+      (pool.workers.get(channelId)?.queue ?? []).map((j) => j.deliveryId),
     /** What runs in the channel and how much waits (for /status and /stop). */
     state(channelId: string): ChannelState {
-      const w = workers.get(channelId);
+      const w = pool.workers.get(channelId);
       const r = w?.running;
       return {
         running: r ? { startedAt: r.startedAt, messages: r.run.jobs.length } : null,
@@ -154,51 +198,19 @@ export function createChannelWorkers(deps: ChannelWorkerDeps) {
     },
     /** Makes the channel's next run start a new conversation (/new). */
     markFresh(channelId: string): void {
-      if (stopping) return;
-      worker(channelId).fresh = true;
+      if (!pool.stopping) workerOf(pool, channelId).fresh = true;
     },
     /**
      * /stop: drops the channel's waiting jobs and aborts its run (its process group is stopped as the time
      * budget stops it); returns both, and `ended`, which settles once that run has ended.
      */
-    cancel(channelId: string): { dropped: Job[]; stopped: Job[]; ended: Promise<void> } {
-      const w = workers.get(channelId);
-      if (!w) return { dropped: [], stopped: [], ended: Promise.resolve() };
-      if (w.window) clearTimeout(w.window);
-      w.window = null;
-      const dropped = w.queue.splice(0);
-      const ended = w.running?.done ?? Promise.resolve();
-      w.running?.abort.abort(STOP_REASON);
-      if (!w.running && !w.fresh && !w.idle && !stopping)
-        w.idle = setTimeout(() => workers.delete(channelId), deps.idleTtlMs);
-      return { dropped, stopped: w.running ? [...w.running.run.jobs] : [], ended };
-    },
+    cancel: (channelId: string) => cancel(pool, channelId),
     stats() {
       let queued = 0;
-      for (const w of workers.values()) queued += w.queue.length;
-      return { workers: workers.size, running: running().length, queued };
+      for (const w of pool.workers.values()) queued += w.queue.length;
+      return { workers: pool.workers.size, running: runningIn(pool).length, queued };
     },
-    async stop(graceMs: number): Promise<{ notRun: Job[]; stopped: Job[] }> {
-      stopping = true;
-      for (const w of workers.values()) if (w.window) clearTimeout(w.window);
-      const notRun = [...workers.values()].flatMap((w) => w.queue.splice(0));
-      const active = running();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const all = Promise.all(active.map((r) => r.done));
-      const inTime = await Promise.race([
-        all.then(() => true),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
-      const late = inTime ? [] : running();
-      for (const r of late) r.abort.abort();
-      await all;
-      for (const w of workers.values()) if (w.idle) clearTimeout(w.idle);
-      workers.clear();
-      return { notRun, stopped: late.flatMap((r) => r.run.jobs) };
-    },
+    stop: (graceMs: number) => stopPool(pool, graceMs),
   };
 }
 

@@ -48,124 +48,136 @@ interface Entry {
   failures: number;
 }
 
-export function createReactor(deps: { api: ApiClient; log: Logger; onGone: (key: string) => void }) {
-  const entries = new Map<string, Entry>();
-  const calls = new Set<Promise<void>>();
-  const cut = new AbortController();
-  let stopped = false;
+interface ReactorDeps {
+  api: ApiClient;
+  log: Logger;
+  onGone: (key: string) => void;
+}
 
-  const settle = (e: Entry, adding: boolean, res: ApiResponse) => {
-    const verdict = reactVerdict(res.status);
-    if (verdict === "ok") {
-      e.placed = adding ? "yes" : "no";
-      e.failures = 0;
-      return;
-    }
-    if (verdict === "gone") {
-      e.refused = true;
-      e.placed = "no";
-      deps.log.warn(
-        { delivery_id: e.key, message_id: e.messageId, status: res.status, body: res.body },
-        "acknowledgement reaction refused by gw serve; none stands",
-      );
-      return;
-    }
-    if (adding) e.placed = "maybe";
-    if (stopped) return;
-    e.failures += 1;
-    const ms = reactRetryMs(e.failures, res.status === 429 ? (retryAfterS(res) ?? undefined) : undefined);
-    deps.log.warn(
-      { delivery_id: e.key, message_id: e.messageId, status: res.status, retry_in_ms: ms },
-      `acknowledgement reaction not ${adding ? "added" : "removed"}; trying again later`,
+/** One reactor's state: its entries, the calls under way, and whether it is stopping. */
+interface Desk {
+  deps: ReactorDeps;
+  entries: Map<string, Entry>;
+  calls: Set<Promise<void>>;
+  cut: AbortController;
+  stopped: boolean;
+}
+
+const entry = (key: string, messageId: string, emoji: string, placed: Entry["placed"]): Entry => ({
+  key,
+  messageId,
+  emoji,
+  want: true,
+  placed,
+  refused: false,
+  busy: false,
+  retry: null,
+  failures: 0,
+});
+
+/** Records what a call's answer means for the entry; a failure arms its next try. */
+function settle(desk: Desk, e: Entry, adding: boolean, res: ApiResponse): void {
+  const { log } = desk.deps;
+  const verdict = reactVerdict(res.status);
+  if (verdict === "ok") {
+    e.placed = adding ? "yes" : "no";
+    e.failures = 0;
+    return;
+  }
+  if (verdict === "gone") {
+    e.refused = true;
+    e.placed = "no";
+    log.warn(
+      { delivery_id: e.key, message_id: e.messageId, status: res.status, body: res.body },
+      "acknowledgement reaction refused by gw serve; none stands",
     );
-    e.retry = setTimeout(() => {
-      e.retry = null;
-      drive(e);
-    }, ms);
-  };
+    return;
+  }
+  if (adding) e.placed = "maybe";
+  if (desk.stopped) return;
+  e.failures += 1;
+  const ms = reactRetryMs(e.failures, res.status === 429 ? (retryAfterS(res) ?? undefined) : undefined);
+  log.warn(
+    { delivery_id: e.key, message_id: e.messageId, status: res.status, retry_in_ms: ms },
+    `acknowledgement reaction not ${adding ? "added" : "removed"}; trying again later`,
+  );
+  e.retry = setTimeout(() => {
+    e.retry = null;
+    drive(desk, e);
+  }, ms);
+}
 
-  const drive = (e: Entry): void => {
-    if (e.busy || e.retry) return;
-    if (!e.want && (e.placed === "no" || e.refused)) {
-      entries.delete(e.key);
-      deps.onGone(e.key);
-      return;
-    }
-    if (stopped) return;
-    if (e.want && (e.placed === "yes" || e.refused)) return;
-    const adding = e.want;
-    e.busy = true;
-    const call = deps.api
-      .call("POST", "/messages/react", {
-        body: { message_id: e.messageId, emoji: e.emoji, ...(adding ? {} : { remove: true }) },
-        signal: cut.signal,
-      })
-      .then((res) => {
-        e.busy = false;
-        settle(e, adding, res);
-        drive(e);
-      });
-    calls.add(call);
-    void call.finally(() => calls.delete(call));
-  };
+/** Makes the one call that moves the entry towards what is wanted, unless one is under way or waits. */
+function drive(desk: Desk, e: Entry): void {
+  if (e.busy || e.retry) return;
+  if (!e.want && (e.placed === "no" || e.refused)) {
+    desk.entries.delete(e.key);
+    desk.deps.onGone(e.key);
+    return;
+  }
+  if (desk.stopped || (e.want && (e.placed === "yes" || e.refused))) return;
+  const adding = e.want;
+  e.busy = true;
+  const call = desk.deps.api
+    .call("POST", "/messages/react", {
+      body: { message_id: e.messageId, emoji: e.emoji, ...(adding ? {} : { remove: true }) },
+      signal: desk.cut.signal,
+    })
+    .then((res) => {
+      e.busy = false;
+      settle(desk, e, adding, res);
+      drive(desk, e);
+    });
+  desk.calls.add(call);
+  void call.finally(() => desk.calls.delete(call));
+}
 
+export function createReactor(deps: ReactorDeps) {
+  const desk: Desk = {
+    deps,
+    entries: new Map(),
+    calls: new Set(),
+    cut: new AbortController(),
+    stopped: false,
+  };
   return {
     /** Puts (or keeps) the reaction on the message while the job `key` waits or runs. */
     hold(key: string, messageId: string, emoji: string): void {
-      const e: Entry = entries.get(key) ?? {
-        key,
-        messageId,
-        emoji,
-        want: true,
-        placed: "no",
-        refused: false,
-        busy: false,
-        retry: null,
-        failures: 0,
-      };
+      const e = desk.entries.get(key) ?? entry(key, messageId, emoji, "no");
       e.want = true;
-      entries.set(key, e);
-      drive(e);
+      desk.entries.set(key, e);
+      drive(desk, e);
     },
-    /** Takes the job's reaction back (its run ended); one that may stand from before (`emoji`) too. */
+    /** Takes the job's reaction back (its run ended); one that may stand from before (`standing`) too. */
     release(key: string, standing?: { messageId: string; emoji: string }): void {
-      let e = entries.get(key);
+      let e = desk.entries.get(key);
       if (!e && standing) {
-        e = {
-          key,
-          ...standing,
-          want: false,
-          placed: "maybe",
-          refused: false,
-          busy: false,
-          retry: null,
-          failures: 0,
-        };
-        entries.set(key, e);
+        e = entry(key, standing.messageId, standing.emoji, "maybe");
+        desk.entries.set(key, e);
       }
       if (!e) return;
       e.want = false;
-      drive(e);
+      drive(desk, e);
     },
     /** Reactions not yet where they should be (tests, logs). */
-    pending: (): number => entries.size,
+    pending: (): number => desk.entries.size,
     /**
      * Ends retries and waits briefly for the calls under way (a removal that succeeds meanwhile is still
      * forgotten); the journal keeps what is left for the next start. Call before closing the journal.
      */
     async stop(): Promise<void> {
-      stopped = true;
-      for (const e of entries.values()) if (e.retry) clearTimeout(e.retry);
+      desk.stopped = true;
+      for (const e of desk.entries.values()) if (e.retry) clearTimeout(e.retry);
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.all(calls),
+        Promise.all(desk.calls),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, REACT_STOP_WAIT_MS);
         }),
       ]);
       clearTimeout(timer);
-      cut.abort();
-      await Promise.all(calls);
+      desk.cut.abort();
+      await Promise.all(desk.calls);
     },
   };
 }

@@ -7,6 +7,7 @@
  * share `batch`. `reaction` is the acknowledgement emoji gw may have put on the message and not yet taken
  * back (GW_RECEIVER_ACK_EMOJI): a row holding one is never pruned, so a restart still removes it.
  */
+import type { Database } from "bun:sqlite";
 import { openDatabase, type Schema } from "./open.ts";
 
 const JOURNAL_SCHEMA: Schema = {
@@ -73,8 +74,8 @@ type Row = {
 const optional = <K extends string>(key: K, v: string | null) =>
   (v === null ? {} : { [key]: v }) as Partial<Record<K, string>>;
 
-export function openReceiverJournal(path: string) {
-  const db = openDatabase(path, JOURNAL_SCHEMA);
+/** The journal's prepared statements, built once per connection. */
+function statements(db: Database) {
   const has = db.prepare<{ hit: number }, [string]>(
     "SELECT 1 AS hit FROM receiver_jobs WHERE delivery_id = ?1",
   );
@@ -135,8 +136,28 @@ export function openReceiverJournal(path: string) {
   });
 
   return {
+    has,
+    insert,
+    started,
+    finished,
+    setReaction,
+    unfinished,
+    standing,
+    pruneOld,
+    pruneOver,
+    counts,
+    startAll,
+    addCommand,
+    finishAll,
+  };
+}
+
+export function openReceiverJournal(path: string) {
+  const db = openDatabase(path, JOURNAL_SCHEMA);
+  const q = statements(db);
+  return {
     /** Whether the delivery id is journaled, finished or not. */
-    has: (deliveryId: string): boolean => has.get(deliveryId) !== null,
+    has: (deliveryId: string): boolean => q.has.get(deliveryId) !== null,
     /**
      * Journals an accepted delivery (committed on return), with the acknowledgement it will get when
      * `reaction` is set; false when its id is already there.
@@ -147,7 +168,7 @@ export function openReceiverJournal(path: string) {
         reaction?: string | null;
       },
     ): boolean =>
-      insert.run(
+      q.insert.run(
         job.deliveryId,
         job.channelId,
         job.envelope,
@@ -162,24 +183,24 @@ export function openReceiverJournal(path: string) {
     addCommand: (
       j: { deliveryId: string; channelId: string; messageId: string; at: number; outcome: string },
       drop: { deliveryIds: readonly string[]; outcome: string },
-    ): boolean => addCommand.immediate(j, drop),
+    ): boolean => q.addCommand.immediate(j, drop),
     /** Counts a run started on an unfinished job. */
-    markStarted: (deliveryId: string): void => void started.run(deliveryId, null),
+    markStarted: (deliveryId: string): void => void q.started.run(deliveryId, null),
     /** Counts a run started on each of the jobs, in one transaction; `batch` names the run when it holds several. */
     markAllStarted: (deliveryIds: readonly string[], batch: string | null): void =>
-      startAll.immediate(deliveryIds, batch),
+      q.startAll.immediate(deliveryIds, batch),
     /** Ends a job: it will not run again; only its id is kept. */
     markFinished: (deliveryId: string, at: number, outcome: string): void =>
-      void finished.run(deliveryId, at, outcome),
+      void q.finished.run(deliveryId, at, outcome),
     /** Ends each of the jobs, in one transaction. */
     markAllFinished: (deliveryIds: readonly string[], at: number, outcome: string): void =>
-      finishAll.immediate(deliveryIds, at, outcome),
+      q.finishAll.immediate(deliveryIds, at, outcome),
     /** Records the acknowledgement that may stand on the job's message (null: none does any more). */
     setReaction: (deliveryId: string, reaction: string | null, messageId?: string): void =>
-      void setReaction.run(deliveryId, reaction, messageId ?? null),
+      void q.setReaction.run(deliveryId, reaction, messageId ?? null),
     /** The jobs whose run has not ended, in acceptance order. */
     unfinished: (): JournalJob[] =>
-      unfinished.all().map((r) => ({
+      q.unfinished.all().map((r) => ({
         deliveryId: r.delivery_id,
         channelId: r.channel_id,
         envelope: r.envelope,
@@ -191,7 +212,7 @@ export function openReceiverJournal(path: string) {
       })),
     /** Acknowledgements that may still stand on messages of finished jobs, in acceptance order. */
     standingReactions: (): StandingReaction[] =>
-      standing
+      q.standing
         .all()
         .map((r) => ({ deliveryId: r.delivery_id, messageId: r.message_id, reaction: r.reaction })),
     /**
@@ -199,10 +220,12 @@ export function openReceiverJournal(path: string) {
      * A job whose acknowledgement may still stand is kept until it is taken back.
      */
     prune(o: { before: number; keep: number }): number {
-      return db.transaction(() => pruneOld.run(o.before).changes + pruneOver.run(o.keep).changes).immediate();
+      return db
+        .transaction(() => q.pruneOld.run(o.before).changes + q.pruneOver.run(o.keep).changes)
+        .immediate();
     },
     counts() {
-      const c = counts.get();
+      const c = q.counts.get();
       return { unfinished: c?.unfinished ?? 0, finished: c?.finished ?? 0 };
     },
     close: (): void => db.close(),
