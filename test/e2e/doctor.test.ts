@@ -2,28 +2,21 @@
  * `gw doctor`: one line per check (`ok | warn | fail: what — why — how to fix`) under a heading per scope
  * (this shell's configuration, the running service) or `--json` with each check's scope, against prepared
  * good and broken set-ups: files, the allowlist, chat.db, the fake Discord, a real `gw receiver` sent a
- * signed test delivery, and a running `gw serve` (its connectors beside this shell's, whether it accepts
- * this shell's token). Exit 1 only when a check fails.
+ * signed test delivery, the iMessage reader's state, the login service, the compiled binary. Exit 1 only
+ * when a check fails. Its checks of a running `gw serve` are in doctor-running.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
 import type { Check } from "../../src/doctor/check.ts";
 import { currentLogFile } from "../../src/log/logger.ts";
 import { openStore } from "../../src/store/store.ts";
-import { chatDbServeEnv, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
-import {
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  ROOT,
-  spawnGw,
-  waitFor,
-  waitForHealth,
-} from "../helpers/process.ts";
-import { ALLOWLIST, TOKEN } from "../helpers/service.ts";
+import { doctor, doctorJson, doctorSetup } from "../helpers/doctor.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
+import { stopAtEnd } from "../helpers/gw-processes.ts";
+import { freePort, isolatedEnv, ROOT, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
 import {
   fakeLaunchctl,
   launchctlPrintRunning,
@@ -31,34 +24,10 @@ import {
 } from "../helpers/service-manager-fakes.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-async function doctor(env: Record<string, string>, args: string[] = []) {
-  const gw = spawnGw(["doctor", ...args], env);
-  const code = await gw.exited;
-  return { code, out: gw.output().stdout };
-}
-async function doctorJson(env: Record<string, string>) {
-  const r = await doctor(env, ["--json"]);
-
-  const report = JSON.parse(r.out) as { ok: boolean; checks: Check[] };
-  return { code: r.code, report, byId: (id: string) => report.checks.filter((c) => c.id === id) };
-}
-function setup(extra: Record<string, string> = {}, allowlist: string | null = ALLOWLIST) {
-  const dir = tempDir();
-  const env = isolatedEnv(dir, { GW_BIND_PORT: String(freePort()), ...extra });
-  if (allowlist !== null) writeFileSync(env.GW_ALLOWLIST_PATH as string, allowlist);
-  return { dir, env };
-}
-
-const running: GwProcess[] = [];
-afterAll(async () => {
-  for (const p of running) {
-    p.proc.kill("SIGTERM");
-    await p.exited;
-  }
-});
+const running = stopAtEnd();
 
 test("everything in place: exit 0, every line ok, in the `level: what` form", async () => {
-  const { dir, env } = setup();
+  const { dir, env } = doctorSetup();
   const chatDb = join(dir, "Library/Messages/chat.db");
   mkdirSync(dirname(chatDb), { recursive: true });
   openChatDbWriter(chatDb).close();
@@ -84,7 +53,7 @@ test("everything in place: exit 0, every line ok, in the `level: what` form", as
 });
 
 test("each problem is a fail line with why and the fix, and exit 1", async () => {
-  const { dir, env } = setup({}, '[[entry]]\nsource = "fax"\n');
+  const { dir, env } = doctorSetup({}, '[[entry]]\nsource = "fax"\n');
   env.GW_CHAT_DB_PATH = join(dir, "nowhere/chat.db");
   mkdirSync(dirname(env.GW_DB_PATH as string), { recursive: true, mode: 0o755 });
   writeFileSync(env.GW_DB_PATH as string, "");
@@ -103,7 +72,7 @@ test("each problem is a fail line with why and the fix, and exit 1", async () =>
 });
 
 test("--json: the same checks with ids, levels, why and fix; a missing allowlist is a warning", async () => {
-  const { env } = setup({}, null);
+  const { env } = doctorSetup({}, null);
   const r = await doctorJson(env);
   expect(r.code).toBe(0);
   expect(r.report.ok).toBe(true);
@@ -124,47 +93,6 @@ test("--json: the same checks with ids, levels, why and fix; a missing allowlist
   });
   // Nothing answers, so no token check: the "not running" line covers it.
   expect(r.byId("bearer-token")).toEqual([]);
-});
-
-test("a running gw serve: its connector states are reported; an error state fails", async () => {
-  const fake = await startFakeDiscord();
-  try {
-    const { env } = setup({ GW_COMMUNITY_BOT_TOKEN: "wrong-token", GW_COMMUNITY_API_URL: fake.apiUrl });
-    const serve = spawnGw(["serve"], env);
-    running.push(serve);
-    await waitForHealth(Number(env.GW_BIND_PORT));
-    await waitFor(async () => {
-      const h = (await (await fetch(`http://127.0.0.1:${env.GW_BIND_PORT}/healthz`)).json()) as {
-        connectors: { community_chat: { state: string } };
-      };
-      return h.connectors.community_chat.state === "error" ? true : undefined;
-    }, "the Discord connector to report the rejected token");
-    const r = await doctorJson(env);
-    expect(r.byId("serve")[0]).toMatchObject({
-      level: "ok",
-      what: expect.stringMatching(/^gw \d+\.\d+\.\d+ is serving on 127\.0\.0\.1:\d+/),
-    });
-    expect(r.byId("serve-community_chat")[0]).toMatchObject({
-      level: "fail",
-      what: "running gw serve: community_chat is error",
-      why: expect.stringContaining("token"),
-    });
-    expect(r.byId("serve-device_messenger")[0]?.level).toBe("ok");
-    expect(r.code).toBe(1);
-  } finally {
-    await fake.stop();
-  }
-});
-
-test("the port taken by another program fails", async () => {
-  const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("not gw") });
-  try {
-    const { env } = setup({ GW_BIND_PORT: String(other.port) });
-    const r = await doctorJson(env);
-    expect(r.byId("serve")[0]).toMatchObject({ level: "fail", fix: "set GW_BIND_PORT to a free port" });
-  } finally {
-    other.stop(true);
-  }
 });
 
 describe("the webhook target gets one signed test delivery", () => {
@@ -189,7 +117,7 @@ describe("the webhook target gets one signed test delivery", () => {
 
   test("gw receiver verifies it and runs nothing: ok", async () => {
     const rx = await receiver(SECRET);
-    const { env } = setup({ GW_WEBHOOK_URL: rx.url, GW_WEBHOOK_SECRET: SECRET });
+    const { env } = doctorSetup({ GW_WEBHOOK_URL: rx.url, GW_WEBHOOK_SECRET: SECRET });
     const r = await doctorJson(env);
     expect(r.byId("webhook")[0]).toMatchObject({
       level: "ok",
@@ -209,7 +137,7 @@ describe("the webhook target gets one signed test delivery", () => {
 
   test("a receiver with another secret: fail, with the fix", async () => {
     const rx = await receiver("another-secret-9876543210");
-    const { env } = setup({ GW_WEBHOOK_URL: rx.url, GW_WEBHOOK_SECRET: SECRET });
+    const { env } = doctorSetup({ GW_WEBHOOK_URL: rx.url, GW_WEBHOOK_SECRET: SECRET });
     const r = await doctorJson(env);
     expect(r.byId("webhook")[0]).toMatchObject({
       level: "fail",
@@ -221,12 +149,12 @@ describe("the webhook target gets one signed test delivery", () => {
 
   test("nothing listening: fail; no secret: a configuration error", async () => {
     const url = `http://127.0.0.1:${freePort()}/webhook`;
-    const down = await doctorJson(setup({ GW_WEBHOOK_URL: url, GW_WEBHOOK_SECRET: SECRET }).env);
+    const down = await doctorJson(doctorSetup({ GW_WEBHOOK_URL: url, GW_WEBHOOK_SECRET: SECRET }).env);
     expect(down.byId("webhook")[0]).toMatchObject({
       level: "fail",
       what: expect.stringContaining(`nothing answers at GW_WEBHOOK_URL ${url}`),
     });
-    const noSecret = spawnGw(["doctor"], setup({ GW_WEBHOOK_URL: url }).env);
+    const noSecret = spawnGw(["doctor"], doctorSetup({ GW_WEBHOOK_URL: url }).env);
     expect(await noSecret.exited).toBe(2);
     expect(noSecret.output().stderr).toContain("GW_WEBHOOK_SECRET is not set");
   });
@@ -240,14 +168,10 @@ test("a missing token is a configuration error (exit 2)", async () => {
 });
 
 describe("Discord", () => {
-  const fakes: FakeDiscord[] = [];
-  afterAll(async () => {
-    for (const f of fakes) await f.stop();
-  });
+  const discord = fakeDiscords();
   const withDiscord = async (token: string, messageContentIntent = true) => {
-    const fake = await startFakeDiscord({ messageContentIntent });
-    fakes.push(fake);
-    return doctor(setup({ GW_COMMUNITY_BOT_TOKEN: token, GW_COMMUNITY_API_URL: fake.apiUrl }).env);
+    const fake = await discord.start({ messageContentIntent });
+    return doctor(doctorSetup({ GW_COMMUNITY_BOT_TOKEN: token, GW_COMMUNITY_API_URL: fake.apiUrl }).env);
   };
 
   test("an accepted token and the Message Content intent: ok lines", async () => {
@@ -270,7 +194,7 @@ describe("Discord", () => {
 });
 
 test("the iMessage reader's held-back backfill and waiting messages are reported", async () => {
-  const { env } = setup();
+  const { env } = doctorSetup();
   const store = openStore(env.GW_DB_PATH as string);
   const state = {
     highWater: 1,
@@ -290,7 +214,7 @@ test("the iMessage reader's held-back backfill and waiting messages are reported
 test("from the compiled binary too (--json)", async () => {
   const { ensureBinary } = await import("../helpers/process.ts");
   await ensureBinary();
-  const { env } = setup();
+  const { env } = doctorSetup();
   const gw = spawnGw(["doctor", "--json"], env, { binary: true });
   expect(await gw.exited).toBe(0);
   const report = JSON.parse(gw.output().stdout) as { ok: boolean; checks: Check[] };
@@ -302,7 +226,7 @@ test("from the compiled binary too (--json)", async () => {
 describe("the login service", () => {
   test("running: ok; loaded but stopped: fail with the fix; not installed: ok", async () => {
     const launchctl = fakeLaunchctl();
-    const { dir, env } = setup({ GW_SERVICE_MANAGER: "launchd", PATH: launchctl.path });
+    const { dir, env } = doctorSetup({ GW_SERVICE_MANAGER: "launchd", PATH: launchctl.path });
     const none = await doctorJson(env);
     expect(none.byId("login-service")[0]).toMatchObject({
       level: "ok",
@@ -328,124 +252,5 @@ describe("the login service", () => {
       fix: expect.stringContaining("gw service install"),
     });
     expect(stopped.code).toBe(1);
-  });
-});
-
-describe("a gw serve started with another configuration than this shell's", () => {
-  // The running service reads a chat.db and connects to a (fake) Discord; the shells that run gw doctor
-  // below have neither setting, only the same GW_BIND_PORT and a right or wrong GW_BEARER_TOKEN.
-  let fake: FakeDiscord;
-  let port: number;
-  const WRONG = "wrong-token-5f3a9c0d1e2b4a67";
-  const shell = (token: string) => setup({ GW_BIND_PORT: String(port), GW_BEARER_TOKEN: token }).env;
-  const linux = process.platform !== "darwin"; // on macOS this shell's configuration reads chat.db too
-
-  beforeAll(async () => {
-    fake = await startFakeDiscord();
-    const served = chatDbServeEnv({
-      GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-      GW_COMMUNITY_API_URL: fake.apiUrl,
-      GW_DEVICE_POLL_INTERVAL_MS: "50",
-    });
-    port = served.port;
-    running.push(spawnGw(["serve"], served.env));
-    await waitForHealth(port);
-    await waitFor(async () => {
-      const h = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
-        connectors: Record<string, { state: string }>;
-      };
-      return h.connectors.community_chat?.state === "ok" && h.connectors.device_messenger?.state === "ok"
-        ? true
-        : undefined;
-    }, "both connectors of the running service to be ok");
-    served.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "unread before doctor" });
-    await waitFor(async () => ((await unreadOf("gw-doctor")).length === 1 ? true : undefined), "the message");
-  });
-  afterAll(() => fake.stop());
-
-  async function unreadOf(agent: string): Promise<unknown[]> {
-    const res = await fetch(`http://127.0.0.1:${port}/messages/unread?limit=10`, {
-      headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": agent },
-    });
-    return ((await res.json()) as { messages: unknown[] }).messages;
-  }
-
-  test("a wrong GW_BEARER_TOKEN fails, names the fix, and never prints the token (exit 1)", async () => {
-    const env = shell(WRONG);
-    const r = await doctor(env);
-    expect(r.code).toBe(1);
-    expect(r.out).toContain(
-      `fail: the running service on 127.0.0.1:${port} rejects this shell's GW_BEARER_TOKEN (HTTP 401) — agents get 401: it was started with another token — use the token gw serve was started with: GW_BEARER_TOKEN in ${env.HOME}/.config/gw/env when the login service runs it (gw service install), or the one gw demo's banner prints`,
-    );
-    const json = await doctorJson(env);
-    expect(json.code).toBe(1);
-    expect(json.byId("bearer-token")).toEqual([
-      {
-        id: "bearer-token",
-        scope: "running",
-        level: "fail",
-        what: `the running service on 127.0.0.1:${port} rejects this shell's GW_BEARER_TOKEN (HTTP 401)`,
-        why: "agents get 401: it was started with another token",
-        fix: expect.stringContaining("use the token gw serve was started with"),
-      },
-    ]);
-    for (const out of [r.out, JSON.stringify(json.report)]) expect(out).not.toContain(WRONG);
-  });
-
-  test("the right token is accepted, and the request marks nothing read", async () => {
-    const r = await doctorJson(shell(TOKEN));
-    expect(r.byId("bearer-token")).toEqual([
-      {
-        id: "bearer-token",
-        scope: "running",
-        level: "ok",
-        what: `GW_BEARER_TOKEN is accepted by the running service on 127.0.0.1:${port}`,
-      },
-    ]);
-    expect(r.code).toBe(0);
-    expect(await unreadOf("gw-doctor")).toHaveLength(1);
-  });
-
-  test("connectors it runs and this configuration would not: one line each, no contradicting pair", async () => {
-    const r = await doctor(shell(TOKEN));
-    expect(r.code).toBe(0);
-    const other = "it was started with another configuration";
-    expect(r.out).toContain(
-      `ok: the running service on 127.0.0.1:${port} connects to Discord (community_chat ok); this shell's configuration would not (GW_COMMUNITY_BOT_TOKEN unset): ${other}\n`,
-    );
-    // Before: "ok: Discord is off …" beside "ok: running gw serve: community_chat is ok".
-    expect(r.out).not.toContain("Discord is off");
-    expect(r.out).not.toContain("running gw serve: community_chat");
-    if (linux) {
-      expect(r.out).toContain(
-        `ok: the running service on 127.0.0.1:${port} reads iMessage (device_messenger ok); this shell's configuration would not (GW_CHAT_DB_PATH unset): ${other}\n`,
-      );
-      expect(r.out).not.toContain("iMessage is off");
-      expect(r.out).not.toContain("running gw serve: device_messenger");
-    }
-    // The clarifying lines stand under the running service's heading, after this shell's configuration.
-    const running = r.out.indexOf(`the running service on 127.0.0.1:${port} (what runs now`);
-    expect(r.out.indexOf("this shell's configuration (what `gw serve` would run")).toBe(0);
-    expect(running).toBeGreaterThan(0);
-    expect(r.out.indexOf("connects to Discord")).toBeGreaterThan(running);
-  });
-
-  test("--json gives each check its scope: config or running", async () => {
-    const r = await doctorJson(shell(TOKEN));
-    const scopes = Object.fromEntries(r.report.checks.map((c) => [c.id, c.scope]));
-    expect(scopes).toMatchObject({
-      config: "config",
-      state: "config",
-      allowlist: "config",
-      webhook: "config",
-      serve: "running",
-      "bearer-token": "running",
-      "serve-community_chat": "running",
-      "serve-device_messenger": "running",
-      "login-service": "running",
-    });
-    for (const c of r.report.checks) expect(["config", "running"]).toContain(c.scope as string);
-    expect(scopes.discord).toBeUndefined();
-    if (linux) expect(scopes.imessage).toBeUndefined();
   });
 });

@@ -134,6 +134,45 @@ export async function waitForHealth(
   );
 }
 
+/**
+ * GET /healthz until every connector named in `states` reports its state there (e.g. `{ community_chat:
+ * "ok" }`); resolves with the body.
+ */
+export function waitForConnectors(
+  port: number,
+  states: Record<string, string>,
+  what = Object.entries(states)
+    .map(([name, state]) => `${name} ${state}`)
+    .join(" and "),
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>> {
+  return waitFor(
+    async () => {
+      const h = (await waitForHealth(port, timeoutMs)) as { connectors?: Record<string, { state: string }> };
+      return Object.entries(states).every(([name, state]) => h.connectors?.[name]?.state === state)
+        ? h
+        : undefined;
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/**
+ * Spawns `gw serve` with `env` (on its GW_BIND_PORT; the compiled binary with `binary`) and resolves once
+ * /healthz answers, and, with `connectors`, once those connectors report those states.
+ */
+export async function startServe(
+  env: Record<string, string>,
+  opts: { binary?: boolean; connectors?: Record<string, string> } = {},
+): Promise<GwProcess> {
+  const gw = spawnGw(["serve"], env, opts.binary ? { binary: true } : {});
+  const port = Number(env.GW_BIND_PORT);
+  await waitForHealth(port);
+  if (opts.connectors) await waitForConnectors(port, opts.connectors);
+  return gw;
+}
+
 /** Builds dist/gw with the project's own build script unless a build newer than every source exists. */
 export async function ensureBinary(): Promise<string> {
   if (!existsSync(BINARY) || statSync(BINARY).mtimeMs < newestSourceMtime()) {
