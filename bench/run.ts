@@ -10,34 +10,31 @@ import { join } from "node:path";
 import { table, writeSection } from "./lib/evidence.ts";
 import { type BenchReport, verdictLines } from "./lib/report.ts";
 
-/** Name → script and what it answers, in the order of the summary. */
+/** Name → what it answers, in the order of the summary; each runs bench/<name>/<name>.ts. */
 export const BENCHES = {
-  pickup: ["pickup/pickup.ts", "chat.db commit → agent sees it, next to imessage-kit and a bare fs.watch"],
-  backlog: ["backlog/backlog.ts", "catching up with 500,000 rows without blocking the API"],
-  api: ["api/api.ts", "GET /messages/unread over HTTP next to a bare Bun.serve"],
-  load: ["load/load.ts", "60 s of mixed load on one gw: latency, errors, RSS, WAL, drain, exactly-once"],
-  idle: ["idle/idle.ts", "CPU and memory while nothing happens"],
-  startup: ["startup/startup.ts", "compiled binary to first /healthz, and --version"],
-  webhooks: ["webhooks/webhooks.ts", "stored → signed webhook received"],
-  discord: ["discord/discord.ts", "Discord MESSAGE_CREATE → unread and webhook, and catch-up"],
-  receiver: ["receiver/receiver.ts", "webhook arrival → agent start"],
-  approval: [
-    "approval/approval.ts",
+  pickup: "chat.db commit → agent sees it, next to imessage-kit and a bare fs.watch",
+  backlog: "catching up with 500,000 rows without blocking the API",
+  api: "GET /messages/unread over HTTP next to a bare Bun.serve",
+  load: "60 s of mixed load on one gw: latency, errors, RSS, WAL, drain, exactly-once",
+  idle: "CPU and memory while nothing happens",
+  startup: "compiled binary to first /healthz, and --version",
+  webhooks: "stored → signed webhook received",
+  discord: "Discord MESSAGE_CREATE → unread and webhook, and catch-up",
+  receiver: "webhook arrival → agent start",
+  approval:
     "phone approval: permission request → prompt posted, owner's answer → verdict, next to a direct send and a push",
-  ],
-  store: ["store/store.ts", "the store's hot queries at 1,000,000 messages"],
-  channels: ["channels/channels.ts", "GET /channels at 1,000,000 messages in 10,000 channels"],
-  search: ["search/search.ts", "GET /messages/search at 1,000,000 messages, and the index's cost to ingest"],
-  events: ["events/events.ts", "GET /events at 100,000 events, and gw serve idle on a 100,000-row chat.db"],
-  contacts: [
-    "contacts/contacts.ts",
-    "10,000 Contacts cards: start-up, chat.db pick-up and event-loop stalls, next to GW_CONTACTS=0",
-  ],
-  soak: ["soak/soak.ts", "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)"],
-} as const satisfies Record<string, readonly [string, string]>;
+  store: "the store's hot queries at 1,000,000 messages",
+  channels: "GET /channels at 1,000,000 messages in 10,000 channels",
+  search: "GET /messages/search at 1,000,000 messages, and the index's cost to ingest",
+  events: "GET /events at 100,000 events, and gw serve idle on a 100,000-row chat.db",
+  contacts: "10,000 Contacts cards: start-up, chat.db pick-up and event-loop stalls, next to GW_CONTACTS=0",
+  soak: "gw serve RSS over 1,000,000 messages (Discord, chat.db, webhooks on)",
+} as const satisfies Record<string, string>;
 type Name = keyof typeof BENCHES;
 
 const DIR = import.meta.dir;
+/** A benchmark's entry, from bench/. */
+const entryOf = (name: string) => `${name}/${name}.ts`;
 const RESULTS = join(DIR, "results");
 
 function lastReport(stdout: string): BenchReport | null {
@@ -56,7 +53,7 @@ function lastReport(stdout: string): BenchReport | null {
 }
 
 async function runOne(name: Name): Promise<BenchReport | null> {
-  const [file] = BENCHES[name];
+  const file = entryOf(name);
   process.stderr.write(`\n=== bench ${name} (bench/${file}) ===\n`);
   const proc = Bun.spawn([process.execPath, "run", join(DIR, file)], {
     stdout: "pipe",
@@ -118,8 +115,8 @@ function storedReports(): BenchReport[] {
 if (import.meta.main) {
   const args = process.argv.slice(2);
   if (args.includes("--list")) {
-    for (const [n, [file, what]] of Object.entries(BENCHES))
-      process.stdout.write(`${n.padEnd(9)} bench/${file}: ${what}\n`);
+    for (const [n, what] of Object.entries(BENCHES))
+      process.stdout.write(`${n.padEnd(9)} bench/${entryOf(n)}: ${what}\n`);
     process.exit(0);
   }
   const evidence = !args.includes("--no-evidence");

@@ -21,10 +21,9 @@
  * Prints a table and one JSON line on stdout (with a `summary` list), progress on stderr.
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
+import { join } from "node:path";
 import {
   freePort,
   type GwProcess,
@@ -33,8 +32,17 @@ import {
   stopGw,
   waitForHealth,
 } from "../../test/helpers/process.ts";
+import {
+  chatDbPathIn,
+  FRIEND,
+  FRIEND_CHAT,
+  GW_ALLOWLIST,
+  openBenchChatDb,
+  STRANGER,
+  STRANGER_CHAT,
+} from "../lib/chatdb.ts";
 import { now } from "../lib/child-protocol.ts";
-import { report, type SummaryRow } from "../lib/report.ts";
+import { plainRow, report, type SummaryRow } from "../lib/report.ts";
 import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
 import { dist } from "../lib/stats.ts";
 
@@ -42,21 +50,13 @@ const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);
 const STOP_ROWS = intEnv("BENCH_STOP_ROWS", 100_000, 1);
 const PROBE_MS = intEnv("BENCH_PROBE_MS", 10, 0);
 const TARGET = { p99Ms: 50, stopMs: 2_000, perS: 30_000, ratio: 0.8, bareRatio: 0.7, rssMiB: 150 };
-const FRIEND = "+15555550100";
-const STRANGER = "+15555550199";
-const FRIEND_CHAT = `any;-;${FRIEND}`;
-const STRANGER_CHAT = `any;-;${STRANGER}`;
 const GROUP_CHAT = "any;+;chat123456789";
 const progress = progressLine("backlog");
 const startedAt = performance.now();
 
 const dir = mkdtempSync(join(tmpdir(), "gw-bench-backlog-"));
-const chatDbPath = join(dir, "Library/Messages/chat.db");
-mkdirSync(dirname(chatDbPath), { recursive: true });
-writeFileSync(
-  join(dir, "allowlist.toml"),
-  `[[entry]]\nsource = "device_messenger"\nid = "${FRIEND}"\nperson_id = "ann"\n`,
-);
+const chatDbPath = chatDbPathIn(dir);
+writeFileSync(join(dir, "allowlist.toml"), GW_ALLOWLIST);
 const port = freePort();
 const env = isolatedEnv(dir, {
   PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -112,9 +112,7 @@ const peakRssMiB = (pid: number) => {
   return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
 };
 
-const writer = openChatDbWriter(chatDbPath);
-writer.chat({ guid: FRIEND_CHAT, style: 45, chatIdentifier: FRIEND, participants: [FRIEND] });
-writer.chat({ guid: STRANGER_CHAT, style: 45, chatIdentifier: STRANGER, participants: [STRANGER] });
+const writer = openBenchChatDb(chatDbPath, { peerColumns: false });
 writer.chat({
   guid: GROUP_CHAT,
   style: 43,
@@ -242,38 +240,25 @@ try {
       target: `≥ ${TARGET.bareRatio}×`,
       pass: r.bareRatio >= TARGET.bareRatio,
     },
-    {
-      figure: "/healthz p99 during catch-up",
-      value: `${r.healthz.p99} ms`,
-      baseline: "",
-      ratio: null,
-      target: `≤ ${TARGET.p99Ms} ms`,
-      pass: r.healthz.p99 <= TARGET.p99Ms,
-    },
-    {
-      figure: "unread p99 during catch-up",
-      value: `${r.unread.p99} ms`,
-      baseline: "",
-      ratio: null,
-      target: `≤ ${TARGET.p99Ms} ms`,
-      pass: r.unread.p99 <= TARGET.p99Ms,
-    },
-    {
-      figure: "SIGTERM during catch-up → exit",
-      value: `${r.stop.ms} ms (exit ${code}, cursor ${consistent ? "consistent" : "INCONSISTENT"})`,
-      baseline: "",
-      ratio: null,
-      target: `≤ ${TARGET.stopMs} ms`,
-      pass: stopMs <= TARGET.stopMs && consistent && code === 0,
-    },
-    {
-      figure: "peak RSS during catch-up",
-      value: `${rss} MiB`,
-      baseline: "",
-      ratio: null,
-      target: `< ${TARGET.rssMiB} MiB`,
-      pass: rss < TARGET.rssMiB,
-    },
+    plainRow(
+      "/healthz p99 during catch-up",
+      `${r.healthz.p99} ms`,
+      `≤ ${TARGET.p99Ms} ms`,
+      r.healthz.p99 <= TARGET.p99Ms,
+    ),
+    plainRow(
+      "unread p99 during catch-up",
+      `${r.unread.p99} ms`,
+      `≤ ${TARGET.p99Ms} ms`,
+      r.unread.p99 <= TARGET.p99Ms,
+    ),
+    plainRow(
+      "SIGTERM during catch-up → exit",
+      `${r.stop.ms} ms (exit ${code}, cursor ${consistent ? "consistent" : "INCONSISTENT"})`,
+      `≤ ${TARGET.stopMs} ms`,
+      stopMs <= TARGET.stopMs && consistent && code === 0,
+    ),
+    plainRow("peak RSS during catch-up", `${rss} MiB`, `< ${TARGET.rssMiB} MiB`, rss < TARGET.rssMiB),
   ];
   report({
     bench: "backlog",

@@ -20,7 +20,7 @@ import { TOKEN } from "../lib/settings.ts";
 import { collect, type FigureResult, settle } from "../pickup/match.ts";
 import { GAP_MAX_MS, GAP_MIN_MS, HERE, POLL_MS, random, SAMPLES, WARMUP } from "../pickup/settings.ts";
 import { type Commit, gwWatcher, longPoller, type Watcher } from "../pickup/watchers.ts";
-import { waitContactsRead } from "./world.ts";
+import { type Book, waitContactsRead } from "./world.ts";
 
 interface Side {
   label: string;
@@ -78,12 +78,7 @@ function latencies(side: Side, sightings: Map<string, [string | number, number][
   });
 }
 
-export async function pickupAB(o: {
-  session: Session;
-  contactsDir: string;
-  cards: number;
-  progress: (s: string) => void;
-}): Promise<PickupResult> {
+export async function pickupAB(o: Book & { session: Session }): Promise<PickupResult> {
   const sides: Side[] = [];
   const t0 = now();
   try {

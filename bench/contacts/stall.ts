@@ -16,6 +16,7 @@ import { Child } from "../lib/child.ts";
 import type { Session } from "../lib/session.ts";
 import { TOKEN } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
+import type { Book } from "./world.ts";
 
 interface Window {
   ms: number;
@@ -104,14 +105,9 @@ function summarise(runs: { w: Window; healthz: number[] }[], contacts: boolean):
   };
 }
 
-export async function stallAB(o: {
-  session: Session;
-  contactsDir: string;
-  cards: number;
-  runs: number;
-  windowMs: number;
-  progress: (s: string) => void;
-}): Promise<StallResult> {
+export async function stallAB(
+  o: Book & { session: Session; runs: number; windowMs: number },
+): Promise<StallResult> {
   const a: { w: Window; healthz: number[] }[] = [];
   const b: { w: Window; healthz: number[] }[] = [];
   const withContacts = async () => {

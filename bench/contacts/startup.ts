@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { timeServe } from "../lib/serve-start.ts";
 import { type Dist, dist } from "../lib/stats.ts";
-import { type ContactsRead, waitContactsRead } from "./world.ts";
+import { type Book, type ContactsRead, waitContactsRead } from "./world.ts";
 
 export interface StartupResult {
   runs: number;
@@ -25,14 +25,9 @@ export interface StartupResult {
   p90DeltaMs: number;
 }
 
-export async function startupAB(o: {
-  gw: string;
-  root: string;
-  contactsDir: string;
-  cards: number;
-  runs: number;
-  progress: (s: string) => void;
-}): Promise<StartupResult> {
+export async function startupAB(
+  o: Book & { gw: string; root: string; runs: number },
+): Promise<StartupResult> {
   const reads: ContactsRead[] = [];
   const withContacts = () =>
     timeServe(o.gw, ["serve"], {

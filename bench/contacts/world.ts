@@ -10,6 +10,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressBookPath, type CardSpec, createAddressBook } from "../../src/demo/addressbook-writer.ts";
 
+/** What each A/B part of contacts.ts is given: the Contacts folder (side A), its card count, the progress line. */
+export interface Book {
+  contactsDir: string;
+  cards: number;
+  progress: (s: string) => void;
+}
+
 export const CARDS = 10_000;
 export const SOURCES = ["AAAA-ICLOUD", "BBBB-GOOGLE"] as const;
 

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { spawnGw, stopGw, waitWhileRunning } from "../../test/helpers/process.ts";
-import { gwEnvFor } from "../lib/chatdb.ts";
+import { gwEnvFor, peerEnvFor } from "../lib/chatdb.ts";
 import { BARE_BUN, type Child, MESSAGES_CHILD, startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { type ClaudePlugin, prepareClaudePlugin } from "../lib/claude-plugin.ts";
@@ -155,9 +155,7 @@ async function startClaude(scene: Scene, s: Started): Promise<void> {
   scene.session.own(plugin.dir);
   try {
     const claude = await startReady("claude-plugin", [join(HERE, "../pickup/channel.ts"), "claude"], {
-      PATH,
-      HOME: scene.dir,
-      BENCH_CHAT_DB: scene.chatDbPath,
+      ...peerEnvFor(scene.dir, scene.chatDbPath),
       BENCH_CLAUDE_SERVER: plugin.server,
       BENCH_CLAUDE_STATE: plugin.stateDir,
     });
@@ -181,11 +179,11 @@ export async function startAll(scene: Scene, s: Started): Promise<void> {
     BENCH_CHAT_DB: scene.chatDbPath,
   });
   await startGws(scene, s);
-  const kit = await startReady("imessage-kit", [join(HERE, "../pickup/kit.ts")], {
-    PATH,
-    HOME: scene.dir,
-    BENCH_CHAT_DB: scene.chatDbPath,
-  });
+  const kit = await startReady(
+    "imessage-kit",
+    [join(HERE, "../pickup/kit.ts")],
+    peerEnvFor(scene.dir, scene.chatDbPath),
+  );
   s.measured.push({
     name: "imessage-kit 3.0.0",
     role: "peer",

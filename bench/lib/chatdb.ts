@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { CHAT_DB_SCHEMA_SQL } from "../../src/demo/chatdb-schema.ts";
 import { type ChatDbWriter, openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
 import { isolatedEnv } from "../../test/helpers/process.ts";
+import { PATH } from "./settings.ts";
 
 export const FRIEND = "+15555550100";
 export const STRANGER = "+15555550199";
@@ -62,10 +63,14 @@ export const BENCH_CHAT_DB_SCHEMA_SQL = `${CHAT_DB_SCHEMA_SQL}\n${PEER_COLUMNS.m
 /** `<home>/Library/Messages/chat.db`, where Messages keeps it. */
 export const chatDbPathIn = (home: string): string => join(home, "Library/Messages/chat.db");
 
-/** Creates (or reopens) the chat.db with the friend's and the stranger's chats; WAL, one transaction per message. */
-export function openBenchChatDb(path: string): ChatDbWriter {
+/**
+ * Creates (or reopens) the chat.db with the friend's and the stranger's chats; WAL, one transaction per
+ * message. `peerColumns: false` leaves out the peers' extra columns (gw's schema subset only).
+ */
+export function openBenchChatDb(path: string, o: { peerColumns?: boolean } = {}): ChatDbWriter {
   mkdirSync(dirname(path), { recursive: true });
-  const writer = openChatDbWriter(path, { schemaSql: BENCH_CHAT_DB_SCHEMA_SQL });
+  const schemaSql = o.peerColumns === false ? CHAT_DB_SCHEMA_SQL : BENCH_CHAT_DB_SCHEMA_SQL;
+  const writer = openChatDbWriter(path, { schemaSql });
   writer.chat({ guid: FRIEND_CHAT, style: 45, chatIdentifier: FRIEND, participants: [FRIEND] });
   writer.chat({ guid: STRANGER_CHAT, style: 45, chatIdentifier: STRANGER, participants: [STRANGER] });
   return writer;
@@ -85,7 +90,7 @@ export function setSynchronous(writer: ChatDbWriter, mode: SyncMode): SyncMode {
 /** The GW_ environment of a gw under test on this chat.db, every path inside `dir`. */
 export function gwEnvFor(dir: string, chatDbPath: string, token: string): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH,
     ...isolatedEnv(dir, {
       GW_BEARER_TOKEN: token,
       GW_BIND_HOST: "127.0.0.1",
@@ -94,3 +99,10 @@ export function gwEnvFor(dir: string, chatDbPath: string, token: string): Record
     }),
   };
 }
+
+/** A peer's environment (imessage-kit, the Claude Code plugin): HOME and chat.db where Messages keeps them. */
+export const peerEnvFor = (dir: string, chatDbPath: string) => ({
+  PATH,
+  HOME: dir,
+  BENCH_CHAT_DB: chatDbPath,
+});

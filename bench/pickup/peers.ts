@@ -5,65 +5,50 @@
  * `data_version` + MAX(ROWID) poll loop (raw.ts).
  */
 import { join } from "node:path";
+import { peerEnvFor } from "../lib/chatdb.ts";
 import type { ClaudePlugin } from "../lib/claude-plugin.ts";
 import { PATH } from "../lib/settings.ts";
 import { HERE, POLL_MS } from "./settings.ts";
 import {
+  childWatcher,
+  errorsOf,
+  type FigureSpec,
   offsets,
   rowidSeen,
   type Scene,
   seenLines,
   startWatcher,
-  textSeen,
   type Watcher,
 } from "./watchers.ts";
 
 export async function kitWatcher(scene: Scene): Promise<Watcher> {
-  const child = await startWatcher("imessage-kit", [join(HERE, "kit.ts")], {
-    PATH,
-    HOME: scene.dir,
-    BENCH_CHAT_DB: scene.chatDbPath,
-  });
-  return {
-    name: "imessage-kit",
-    figures: [
-      {
-        id: "peer.kit",
-        label: "imessage-kit 3.0.0: onIncomingMessage (fs.watch on -wal)",
-        role: "peer",
-        match: "text",
-      },
-    ],
-    hasSeen: async (c) => textSeen(child, c.text),
-    sightings: async () => new Map([["peer.kit", seenLines(child)]]),
-    stop: () => child.stop(),
-    info: () => ({ ...offsets(child), errors: child.msgs.filter((m) => "error" in m).map((m) => m.error) }),
+  const child = await startWatcher(
+    "imessage-kit",
+    [join(HERE, "kit.ts")],
+    peerEnvFor(scene.dir, scene.chatDbPath),
+  );
+  const figure: FigureSpec = {
+    id: "peer.kit",
+    label: "imessage-kit 3.0.0: onIncomingMessage (fs.watch on -wal)",
+    role: "peer",
+    match: "text",
   };
+  return childWatcher(child, "imessage-kit", figure, () => ({ errors: errorsOf(child) }));
 }
 
 export async function claudeWatcher(scene: Scene, plugin: ClaudePlugin): Promise<Watcher> {
   const child = await startWatcher("claude-plugin", [join(HERE, "channel.ts"), "claude"], {
-    PATH,
-    HOME: scene.dir,
-    BENCH_CHAT_DB: scene.chatDbPath,
+    ...peerEnvFor(scene.dir, scene.chatDbPath),
     BENCH_CLAUDE_SERVER: plugin.server,
     BENCH_CLAUDE_STATE: plugin.stateDir,
   });
-  return {
-    name: "Claude Code iMessage plugin",
-    figures: [
-      {
-        id: "peer.claude",
-        label: "Claude Code plugin: notifications/claude/channel (1 s poll)",
-        role: "peer",
-        match: "text",
-      },
-    ],
-    hasSeen: async (c) => textSeen(child, c.text),
-    sightings: async () => new Map([["peer.claude", seenLines(child)]]),
-    stop: () => child.stop(),
-    info: () => ({ ...offsets(child), snapshot: plugin.commit }),
+  const figure: FigureSpec = {
+    id: "peer.claude",
+    label: "Claude Code plugin: notifications/claude/channel (1 s poll)",
+    role: "peer",
+    match: "text",
   };
+  return childWatcher(child, "Claude Code iMessage plugin", figure, () => ({ snapshot: plugin.commit }));
 }
 
 export async function floorWatch(scene: Scene): Promise<Watcher> {
@@ -103,19 +88,11 @@ export async function floorPoll(scene: Scene): Promise<Watcher> {
     [join(HERE, "raw.ts"), "poll", scene.chatDbPath, String(POLL_MS)],
     { PATH },
   );
-  return {
-    name: "floor: poll loop",
-    figures: [
-      {
-        id: "floor.poll",
-        label: `floor: data_version + MAX(ROWID) every ${POLL_MS} ms`,
-        role: "floor",
-        match: "rowid",
-      },
-    ],
-    hasSeen: async (c) => rowidSeen(child, c.rowid),
-    sightings: async () => new Map([["floor.poll", seenLines(child)]]),
-    stop: () => child.stop(),
-    info: () => offsets(child),
+  const figure: FigureSpec = {
+    id: "floor.poll",
+    label: `floor: data_version + MAX(ROWID) every ${POLL_MS} ms`,
+    role: "floor",
+    match: "rowid",
   };
+  return childWatcher(child, "floor: poll loop", figure);
 }

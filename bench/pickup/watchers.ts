@@ -71,10 +71,32 @@ export const textSeen = (c: Child, text: string) => c.msgs.some((m) => m.seen ==
 export const rowidSeen = (c: Child, rowid: number) =>
   c.msgs.some((m) => typeof m.seen === "number" && m.seen >= rowid);
 
+export const errorsOf = (c: Child) => c.msgs.filter((m) => "error" in m).map((m) => m.error);
+
+/** A watcher whose process reports one figure as `seen` lines, tied to commits by text or by ROWID. */
+export function childWatcher(
+  child: Child,
+  name: string,
+  figure: FigureSpec,
+  info: () => Record<string, unknown> = () => ({}),
+): Watcher {
+  return {
+    name,
+    figures: [figure],
+    hasSeen: async (c) => (figure.match === "rowid" ? rowidSeen(child, c.rowid) : textSeen(child, c.text)),
+    sightings: async () => new Map([[figure.id, seenLines(child)]]),
+    stop: () => child.stop(),
+    info: () => ({ ...offsets(child), ...info() }),
+  };
+}
+
 export interface Gw {
   child: Child;
   port: number;
 }
+
+/** A gw client's environment: gw's port and this run's bearer. */
+const clientEnv = (gw: Gw) => ({ PATH, BENCH_GW_PORT: String(gw.port), BENCH_TOKEN: TOKEN });
 
 export async function startGw(scene: Scene, mode: "on" | "off", sink: Sink | null): Promise<Gw> {
   const env = {
@@ -137,9 +159,7 @@ export function gwWatcher(gw: Gw, sink: Sink | null): Watcher {
 /** The agent polling GET /messages/unread every BENCH_STEP_MS while a message is expected, marking read. */
 export async function unreadPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
   const child = await startWatcher("agent(poll unread)", [join(HERE, "agent.ts")], {
-    PATH,
-    BENCH_GW_PORT: String(gw.port),
-    BENCH_TOKEN: TOKEN,
+    ...clientEnv(gw),
     BENCH_STEP_MS: String(STEP_MS),
     BENCH_STUCK_MS: String(STUCK_MS),
   });
@@ -162,56 +182,36 @@ export async function unreadPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
         ["gw.unreadLower", seenLines(child, "tMiss")],
       ]),
     stop: () => child.stop(),
-    info: () => {
-      const errors = child.msgs.filter((m) => "error" in m).map((m) => m.error);
-      return { ...offsets(child), stepMs: STEP_MS, errors };
-    },
+    info: () => ({ ...offsets(child), stepMs: STEP_MS, errors: errorsOf(child) }),
   };
 }
 
 /** An agent following gw with the unread long poll (`wait=30`), in its own process. */
 export async function longPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
-  const child = await startWatcher("agent(long poll)", [join(HERE, "longpoll.ts")], {
-    PATH,
-    BENCH_GW_PORT: String(gw.port),
-    BENCH_TOKEN: TOKEN,
-  });
-  return {
-    name: "agent long-polling unread",
-    figures: [
-      { id: "gw.longpoll", label: "gw: long poll (unread?wait=30) answered", role: "gw", match: "text" },
-    ],
-    hasSeen: async (c) => textSeen(child, c.text),
-    sightings: async () => new Map([["gw.longpoll", seenLines(child)]]),
-    stop: () => child.stop(),
-    info: () => ({ ...offsets(child), errors: child.msgs.filter((m) => "error" in m).map((m) => m.error) }),
+  const child = await startWatcher("agent(long poll)", [join(HERE, "longpoll.ts")], clientEnv(gw));
+  const figure: FigureSpec = {
+    id: "gw.longpoll",
+    label: "gw: long poll (unread?wait=30) answered",
+    role: "gw",
+    match: "text",
   };
+  return childWatcher(child, "agent long-polling unread", figure, () => ({ errors: errorsOf(child) }));
 }
 
 /** `gw mcp --channel` started as Claude Code starts it, with the MCP SDK client timestamping its pushes. */
 export async function gwChannel(scene: Scene, gw: Gw): Promise<Watcher> {
   const child = await startWatcher("gw mcp --channel", [join(HERE, "channel.ts"), "gw"], {
-    PATH,
+    ...clientEnv(gw),
     HOME: scene.dir,
-    BENCH_GW_PORT: String(gw.port),
-    BENCH_TOKEN: TOKEN,
     BENCH_AGENT_ID: "bench-channel",
   });
-  return {
-    name: "gw mcp --channel",
-    figures: [
-      {
-        id: "gw.channel",
-        label: "gw mcp --channel: notifications/claude/channel",
-        role: "gw",
-        match: "text",
-      },
-    ],
-    hasSeen: async (c) => textSeen(child, c.text),
-    sightings: async () => new Map([["gw.channel", seenLines(child)]]),
-    stop: () => child.stop(),
-    info: () => offsets(child),
+  const figure: FigureSpec = {
+    id: "gw.channel",
+    label: "gw mcp --channel: notifications/claude/channel",
+    role: "gw",
+    match: "text",
   };
+  return childWatcher(child, "gw mcp --channel", figure);
 }
 
 /** gw's agents, each its own process, started once gw listens; each yields its own figure. */
