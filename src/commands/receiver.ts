@@ -54,6 +54,7 @@ export async function receiver(ctx: CommandContext): Promise<number> {
     log,
     spawner: bunSpawner,
     journal,
+    fetch,
   });
 
   let server: ReturnType<typeof Bun.serve>;
@@ -79,6 +80,9 @@ export async function receiver(ctx: CommandContext): Promise<number> {
       agent_id: config.agentId ?? DEFAULT_AGENT_ID,
       dangerous: config.receiverDangerous,
       journal: config.receiverDbPath,
+      ack_emoji: config.receiverAckEmoji,
+      batch_ms: config.receiverBatchMs,
+      commands: config.receiverCommands,
     },
     `gw receiver listening on http://${config.receiverBindHost}:${server.port}/webhook`,
   );
