@@ -11,14 +11,7 @@ import { join } from "node:path";
 import { createIdFactory } from "../../src/core/ids.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import { inbound, seedStore } from "../helpers/messages.ts";
-import {
-  ensureBinary,
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  spawnGw,
-  waitForHealth,
-} from "../helpers/process.ts";
+import { ensureBinary, freePort, isolatedEnv, startServe } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const dir = tempDir();
@@ -52,8 +45,7 @@ function seed(): string[] {
 // At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
 await ensureBinary();
 const ids = seed();
-const gw: GwProcess = spawnGw(["serve"], env, { binary: true });
-await waitForHealth(Number(env.GW_BIND_PORT));
+const gw = await startServe(env, { binary: true });
 
 afterAll(async () => {
   gw.proc.kill("SIGTERM");

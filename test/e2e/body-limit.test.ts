@@ -4,27 +4,23 @@
  * a chunked body without a Content-Length is 411; bodies within the limit work as before; a request
  * with an empty Host header still gets the envelope.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { MAX_BODY_BYTES } from "../../src/http/app.ts";
 import { MAX_DELIVERY_BYTES } from "../../src/receiver/app.ts";
+import { stopAtEnd } from "../helpers/gw-processes.ts";
 import {
   ensureBinary,
   freePort,
   type GwProcess,
   isolatedEnv,
   spawnGw,
+  startServe,
   waitForHealth,
 } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const running: GwProcess[] = [];
-afterAll(async () => {
-  for (const p of running) {
-    p.proc.kill("SIGTERM");
-    await p.exited;
-  }
-});
+const running = stopAtEnd();
 
 /** A raw HTTP/1.1 exchange, so the body can be chunked or declared without being sent. */
 function raw(port: number, head: string, body = ""): Promise<{ status: number; text: string }> {
@@ -46,8 +42,7 @@ const envelope = (text: string) =>
 // At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
 await ensureBinary();
 const serveEnv = isolatedEnv(tempDir(), { GW_BIND_PORT: String(freePort()) });
-running.push(spawnGw(["serve"], serveEnv, { binary: true }));
-await waitForHealth(Number(serveEnv.GW_BIND_PORT));
+running.push(await startServe(serveEnv, { binary: true }));
 
 describe("gw serve (compiled)", () => {
   const port = Number(serveEnv.GW_BIND_PORT);
@@ -146,8 +141,7 @@ async function stopWithin(gw: GwProcess, ms: number): Promise<number | "hung"> {
 test("a body refused unread (401, 413, 404) does not hold up a graceful stop (found by bun run fuzz)", async () => {
   const body = "x".repeat(2 * MAX_DELIVERY_BYTES);
   const env = isolatedEnv(tempDir(), { GW_BIND_PORT: String(freePort()) });
-  const serve = spawnGw(["serve"], env);
-  await waitForHealth(Number(env.GW_BIND_PORT));
+  const serve = await startServe(env);
   const base = `http://127.0.0.1:${env.GW_BIND_PORT}`;
   const post = (path: string, headers: Record<string, string> = {}) =>
     fetch(`${base}${path}`, { method: "POST", headers, body }).then((r) => r.status);

@@ -13,7 +13,14 @@ import { FAKE_BOT_TOKEN } from "../../src/demo/fake-discord/server.ts";
 import { allowBob } from "../helpers/allowlist.ts";
 import { allowAnn } from "../helpers/community.ts";
 import { fakeDiscords } from "../helpers/fake-discord.ts";
-import { ensureBinary, freePort, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import {
+  ensureBinary,
+  freePort,
+  isolatedEnv,
+  spawnGw,
+  waitFor,
+  waitForConnectors,
+} from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const discord = fakeDiscords();
@@ -31,13 +38,7 @@ async function setUp() {
   writeFileSync(env.GW_ALLOWLIST_PATH as string, allowAnn(ann.id));
   const base = `http://127.0.0.1:${env.GW_BIND_PORT}`;
   const headers = { authorization: `Bearer ${env.GW_BEARER_TOKEN}`, "x-agent-id": "e2e" };
-  const connected = () =>
-    waitFor(async () => {
-      const h = (await waitForHealth(Number(env.GW_BIND_PORT))) as {
-        connectors: { community_chat: { state: string } };
-      };
-      return h.connectors.community_chat.state === "ok" ? h : undefined;
-    }, "community_chat ok");
+  const connected = () => waitForConnectors(Number(env.GW_BIND_PORT), { community_chat: "ok" });
   const unread = async () =>
     ((await (await fetch(`${base}/messages/unread`, { headers })).json()) as { messages: Envelope[] })
       .messages;

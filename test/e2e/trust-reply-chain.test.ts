@@ -7,14 +7,10 @@
  * trace of the stranger's text, name or file reaches the agent's stdin or the channel notification.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { FAKE_BOT_TOKEN, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { closeAll, connectMcp } from "../helpers/mcp-client.ts";
-import { freePort, isolatedEnv, spawnGw, stopGw, waitFor, waitForHealth } from "../helpers/process.ts";
-import { fakeAgentProgram } from "../helpers/receiver.ts";
-import { allowAnn } from "../helpers/service.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { stopGw, waitFor } from "../helpers/process.ts";
+import { chainReady, chainSetup, spawnChain } from "../helpers/webhook-chain.ts";
 
 const SECRET = "trust-chain-secret-0123456789";
 
@@ -24,38 +20,14 @@ const tag = crypto.randomUUID().slice(0, 8);
 const ann = fake.user({ username: "ann_user", global_name: "Ann" });
 const stranger = fake.user({ username: `mallory_${tag}`, global_name: `Mallory ${tag}` });
 const general = fake.channel(fake.guild({ name: "Home" }).id, { name: "general" });
-const dir = tempDir();
-mkdirSync(join(dir, "serve"));
-const servePort = freePort();
-const receiverPort = freePort();
-const serveEnv = isolatedEnv(join(dir, "serve"), {
-  GW_BIND_PORT: String(servePort),
-  GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-  GW_COMMUNITY_API_URL: fake.apiUrl,
-  GW_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/webhook`,
-  GW_WEBHOOK_SECRET: SECRET,
-});
-writeFileSync(serveEnv.GW_ALLOWLIST_PATH as string, allowAnn(ann.id));
-const agent = fakeAgentProgram(dir);
-const serve = spawnGw(["serve"], serveEnv);
-const receiver = spawnGw(["receiver"], {
-  HOME: join(dir, "receiver"),
-  GW_BEARER_TOKEN: serveEnv.GW_BEARER_TOKEN as string,
-  GW_WEBHOOK_SECRET: SECRET,
-  GW_LOG_DIR: join(dir, "receiver/logs"),
-  GW_RECEIVER_BIND_PORT: String(receiverPort),
-  GW_RECEIVER_AGENT_BIN: agent.bin,
-  GW_BASE_URL: `http://127.0.0.1:${servePort}`,
-});
-await waitFor(async () => {
-  const h = (await waitForHealth(servePort)) as { connectors: { community_chat: { state: string } } };
-  return h.connectors.community_chat.state === "ok" ? true : undefined;
-}, "gw serve connected to Discord");
-await waitForHealth(receiverPort);
+const chain = chainSetup(fake, ann.id, SECRET);
+const { agent } = chain;
+const { serve, receiver } = spawnChain(chain);
+await chainReady(chain);
 const channel = await connectMcp(["--channel"], {
-  GW_BEARER_TOKEN: serveEnv.GW_BEARER_TOKEN as string,
+  GW_BEARER_TOKEN: chain.serveEnv.GW_BEARER_TOKEN as string,
   GW_AGENT_ID: "claude-code",
-  GW_BASE_URL: `http://127.0.0.1:${servePort}`,
+  GW_BASE_URL: chain.serveUrl,
 });
 
 afterAll(async () => {
