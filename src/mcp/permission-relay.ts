@@ -60,9 +60,6 @@ export function sendKey(
   return previous.status >= 500 ? `${base}:${tryNo}` : previous.key;
 }
 
-/** Whether a message came over Discord or iMessage itself (allowlist/services.ts, shared with gw receiver). */
-export { authenticated };
-
 export function createPermissionRelay(d: RelayDeps) {
   const pending = createPendingRequests(d.now, d.expiryMs);
 

@@ -4,8 +4,9 @@
  * the old key). Then the relay's tries against a scripted API: the keys each try really sent.
  */
 import { describe, expect, test } from "bun:test";
+import { authenticated } from "../../src/allowlist/services.ts";
 import type { ApiClient, ApiResponse } from "../../src/mcp/api-client.ts";
-import { authenticated, createPermissionRelay, sendKey } from "../../src/mcp/permission-relay.ts";
+import { createPermissionRelay, sendKey } from "../../src/mcp/permission-relay.ts";
 import { recordingLogger } from "../helpers/logger.ts";
 
 const BASE = "gw-permission:abcde:0123";
