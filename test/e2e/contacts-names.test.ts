@@ -10,7 +10,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressBookPath, createAddressBook } from "../../src/demo/addressbook-writer.ts";
-import { chatDbIn } from "../helpers/device.ts";
+import { chatDbIn, chatDbServeEnv } from "../helpers/device.ts";
 import { freePort, isolatedEnv, spawnGw, stopGw, waitFor, waitForHealth } from "../helpers/process.ts";
 import { TOKEN } from "../helpers/service.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -163,23 +163,17 @@ test("gw quarantine shows the Contacts name; gw allow takes a name matching one 
 });
 
 test("no Contacts folder at all: gw serve runs, senders are their handles, nothing fails", async () => {
-  const d = tempDir();
-  const c = chatDbIn(d);
-  const p = freePort();
-  const e = isolatedEnv(d, {
-    GW_BEARER_TOKEN: TOKEN,
-    GW_BIND_PORT: String(p),
-    GW_CHAT_DB_PATH: c.path,
-    GW_CONTACTS_DIR: join(d, "no-such-AddressBook"),
+  const served = chatDbServeEnv({
+    GW_CONTACTS_DIR: join(tempDir(), "no-such-AddressBook"),
     GW_DEVICE_POLL_INTERVAL_MS: "100",
   });
-  writeFileSync(e.GW_ALLOWLIST_PATH as string, allow(ANN, "ann"));
-  const s = spawnGw(["serve"], e);
+  writeFileSync(served.env.GW_ALLOWLIST_PATH as string, allow(ANN, "ann"));
+  const s = spawnGw(["serve"], served.env);
   try {
-    await waitForHealth(p);
-    c.writer.message({ chatGuid: `any;-;${ANN}`, from: ANN, text: "no book" });
+    await waitForHealth(served.port);
+    served.chat.writer.message({ chatGuid: `any;-;${ANN}`, from: ANN, text: "no book" });
     const sender = await waitFor(async () => {
-      const res = await fetch(`http://127.0.0.1:${p}/messages/unread`, {
+      const res = await fetch(`http://127.0.0.1:${served.port}/messages/unread`, {
         headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": "contacts" },
       });
       return ((await res.json()) as Listed).messages.find((m) => m.text === "no book")?.sender;
@@ -187,7 +181,7 @@ test("no Contacts folder at all: gw serve runs, senders are their handles, nothi
     expect(sender.display_name).toBe(ANN);
   } finally {
     await stopGw(s);
-    c.writer.close();
+    served.chat.writer.close();
   }
   expect(s.output().stderr).not.toMatch(/"level":(50|60)/);
 });
