@@ -17,7 +17,6 @@ import { PERMISSION_CAPABILITY, PERMISSION_METHOD } from "../../src/mcp/permissi
 import {
   freePort,
   type GwProcess,
-  isolatedEnv,
   ROOT,
   spawnGw,
   standInProgram,
@@ -26,6 +25,7 @@ import {
   waitForHealth,
 } from "../../test/helpers/process.ts";
 import { chatDbPathIn, FRIEND, FRIEND_CHAT, openBenchChatDb } from "../lib/chatdb.ts";
+import { gwEnv } from "../lib/gw-env.ts";
 import type { Session } from "../lib/session.ts";
 import { TOKEN } from "../lib/settings.ts";
 import { AGENT_ID, OWNER, progress, RATE_LIMIT_ENV } from "./settings.ts";
@@ -57,9 +57,7 @@ const entry = (source: string, id: string) =>
 /** gw serve on the chat.db and the fake, its stderr (warn and up) in a file; resolves once both connectors are ok. */
 async function startServe(dir: string, chatDb: string, fake: FakeDiscord, ownerId: string) {
   const port = freePort();
-  const env = isolatedEnv(dir, {
-    GW_BEARER_TOKEN: TOKEN,
-    GW_BIND_HOST: "127.0.0.1",
+  const env = gwEnv(dir, {
     GW_BIND_PORT: String(port),
     GW_CHAT_DB_PATH: chatDb,
     GW_OSASCRIPT_PATH: standInProgram(dir),

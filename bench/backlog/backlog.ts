@@ -24,14 +24,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  spawnGw,
-  stopGw,
-  waitForHealth,
-} from "../../test/helpers/process.ts";
+import { freePort, type GwProcess, spawnGw, stopGw, waitForHealth } from "../../test/helpers/process.ts";
 import {
   chatDbPathIn,
   FRIEND,
@@ -42,8 +35,9 @@ import {
   STRANGER_CHAT,
 } from "../lib/chatdb.ts";
 import { now } from "../lib/child-protocol.ts";
+import { gwEnv } from "../lib/gw-env.ts";
 import { plainRow, report, type SummaryRow } from "../lib/report.ts";
-import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
+import { intEnv, KEEP, progressLine, TOKEN } from "../lib/settings.ts";
 import { dist } from "../lib/stats.ts";
 
 const BACKLOG = intEnv("BENCH_BACKLOG", 500_000, 1);
@@ -58,13 +52,7 @@ const dir = mkdtempSync(join(tmpdir(), "gw-bench-backlog-"));
 const chatDbPath = chatDbPathIn(dir);
 writeFileSync(join(dir, "allowlist.toml"), GW_ALLOWLIST);
 const port = freePort();
-const env = isolatedEnv(dir, {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  GW_BEARER_TOKEN: "bench-token",
-  GW_BIND_PORT: String(port),
-  GW_LOG_LEVEL: "warn",
-  GW_CHAT_DB_PATH: chatDbPath,
-});
+const env = gwEnv(dir, { GW_BIND_PORT: String(port), GW_LOG_LEVEL: "warn", GW_CHAT_DB_PATH: chatDbPath });
 let gw: GwProcess | null = null;
 const cleanup = () => {
   gw?.proc.kill("SIGKILL");
@@ -77,7 +65,7 @@ process.on("SIGINT", () => {
 });
 
 const base = `http://127.0.0.1:${port}`;
-const headers = { authorization: "Bearer bench-token", "x-agent-id": "bench" };
+const headers = { authorization: `Bearer ${TOKEN}`, "x-agent-id": "bench" };
 const startGw = () => {
   gw = spawnGw(["serve"], env, { output: "ignore" });
   return gw;

@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import type { Store } from "../../src/store/store.ts";
+import type * as Cases from "../lib/http-cases.ts";
 import { get, type Ports, timeCase, timedLine, timeRequests, withServers } from "../lib/http-cases.ts";
 import { waitQuiet } from "../lib/machine.ts";
 import type { Session } from "../lib/session.ts";
@@ -32,19 +33,8 @@ interface Answer {
   channels: { channel_id: string; unread_count: number }[];
 }
 
-export interface CaseResult {
-  name: string;
-  path: string;
-  agent: string;
-  rows: number;
-  bytes: number;
-  /** Round trip of one request, ms. */
-  gw: Dist;
-  raw: Dist;
-  /** store.channelList.page in this process, µs. */
-  page: Dist;
-  quietWaitS: number;
-}
+/** A case's figures (the page: store.channelList.page), and the agent it asked as. */
+export type CaseResult = Cases.CaseResult & { agent: string };
 
 export interface ConcurrentResult {
   connections: number;

@@ -16,7 +16,6 @@ import { chatDbPathIn, FRIEND, FRIEND_CHAT, GW_ALLOWLIST, gwEnvFor, openBenchCha
 import { startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import type { Session } from "../lib/session.ts";
-import { TOKEN } from "../lib/settings.ts";
 import { collect, type FigureResult, settle } from "../pickup/match.ts";
 import { GAP_MAX_MS, GAP_MIN_MS, HERE, POLL_MS, random, SAMPLES, WARMUP } from "../pickup/settings.ts";
 import { type Commit, gwWatcher, longPoller, type Watcher } from "../pickup/watchers.ts";
@@ -36,7 +35,7 @@ async function startSide(session: Session, label: string, env: Record<string, st
   const chatDbPath = chatDbPathIn(dir);
   const writer = openBenchChatDb(chatDbPath);
   const { child, ready } = await startChild(`gw(${label})`, [join(HERE, "gw.ts"), "on"], {
-    ...gwEnvFor(dir, chatDbPath, TOKEN),
+    ...gwEnvFor(dir, chatDbPath),
     GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS),
     GW_DEFAULT_REGION: "US",
     ...env,

@@ -14,7 +14,6 @@ import { join } from "node:path";
 import { chatDbPathIn, GW_ALLOWLIST, gwEnvFor, openBenchChatDb } from "../lib/chatdb.ts";
 import { Child } from "../lib/child.ts";
 import type { Session } from "../lib/session.ts";
-import { TOKEN } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 import type { Book } from "./world.ts";
 
@@ -67,7 +66,7 @@ async function oneRun(
   const chatDbPath = chatDbPathIn(dir);
   openBenchChatDb(chatDbPath).close();
   const child = new Child("gw(stall)", [join(import.meta.dir, "gw.ts")], {
-    ...gwEnvFor(dir, chatDbPath, TOKEN),
+    ...gwEnvFor(dir, chatDbPath),
     GW_DEFAULT_REGION: "US",
     BENCH_STALL_WINDOW_MS: String(windowMs),
     ...env,

@@ -13,7 +13,7 @@ import { now } from "../lib/child-protocol.ts";
 import type { SummaryRow } from "../lib/report.ts";
 import { PATH } from "../lib/settings.ts";
 import { median } from "../lib/stats.ts";
-import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
+import { type DiscordRun, fakeGwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
 import { CATCHUP_BOUND, CHANNELS, CONCURRENCY, HERE, PER_CHANNEL, progress, RUNS } from "./settings.ts";
 
 export interface CatchupRun {
@@ -45,7 +45,7 @@ async function prepareHistory(run: DiscordRun) {
   const guild = fake.guild({ name: "bench" });
   const channels = Array.from({ length: CHANNELS }, (_, i) => fake.channel(guild.id, { name: `c${i}` }).id);
   const baseDir = join(run.root, "catchup-base");
-  const first = await startGw("gw(first)", gwEnv(baseDir, fake.apiUrl, ann));
+  const first = await startGw("gw(first)", fakeGwEnv(baseDir, fake.apiUrl, ann));
   const seen = channels.map((id) => fake.message(id, { author: ann, content: `seen ${id}` }).id as string);
   const t0 = now();
   while (((await first.child.request({ cmd: "count" })).n as number) < CHANNELS) {
@@ -92,7 +92,7 @@ async function runGw(h: History, round: number, unpaced: boolean): Promise<Catch
   cpSync(join(h.baseDir, "data"), join(dir, "data"), { recursive: true });
   const from = h.fake.requests.length;
   const gw = await startGw(`gw(catchup ${round})`, {
-    ...gwEnv(dir, h.fake.apiUrl, h.ann),
+    ...fakeGwEnv(dir, h.fake.apiUrl, h.ann),
     BENCH_EXPECT_STORED: String(h.total),
     ...(unpaced ? { BENCH_UNPACED: "1" } : {}),
   });

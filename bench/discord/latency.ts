@@ -14,7 +14,7 @@ import type { SummaryRow } from "../lib/report.ts";
 import { PATH, SECRET, TOKEN } from "../lib/settings.ts";
 import { Sink, type SinkStats } from "../lib/sink.ts";
 import { type TailDist as Dist, tailDist as dist, r2, r3 } from "../lib/stats.ts";
-import { type DiscordRun, gwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
+import { type DiscordRun, fakeGwEnv, messagesDdl, startFake, startGw, stopFake } from "./procs.ts";
 import {
   AGENT,
   HERE,
@@ -70,7 +70,7 @@ async function startProcesses(run: DiscordRun) {
   const sink = await Sink.start(SECRET);
   const gw = await startGw(
     "gw",
-    gwEnv(join(run.root, "latency"), fake.apiUrl, ann, {
+    fakeGwEnv(join(run.root, "latency"), fake.apiUrl, ann, {
       GW_WEBHOOK_URL: `http://127.0.0.1:${sink.port}/webhook`,
       GW_WEBHOOK_SECRET: SECRET,
       BENCH_TRACE: "1",

@@ -13,10 +13,9 @@ import {
   type FakeUser,
   startFakeDiscord,
 } from "../../src/demo/fake-discord/server.ts";
-import { isolatedEnv } from "../../test/helpers/process.ts";
 import { startChild } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
-import { PATH, TOKEN } from "../lib/settings.ts";
+import { gwEnv } from "../lib/gw-env.ts";
 import { CATCHUP_BOUND, HERE } from "./settings.ts";
 
 export interface DiscordRun {
@@ -37,24 +36,19 @@ export async function stopFake(run: DiscordRun, fake: FakeDiscord) {
 }
 
 /** gw's environment in `dir` (created, with Ann's allowlist), logged in to the fake at `apiUrl`. */
-export function gwEnv(dir: string, apiUrl: string, ann: FakeUser, extra: Record<string, string> = {}) {
+export function fakeGwEnv(dir: string, apiUrl: string, ann: FakeUser, extra: Record<string, string> = {}) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "allowlist.toml"),
     `[[entry]]\nsource = "community_chat"\nid = "${ann.id}"\nperson_id = "ann"\ndisplay_name = "Ann"\n`,
   );
-  return {
-    PATH,
-    ...isolatedEnv(dir, {
-      GW_BEARER_TOKEN: TOKEN,
-      GW_BIND_HOST: "127.0.0.1",
-      GW_LOG_LEVEL: "info",
-      GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-      GW_COMMUNITY_API_URL: apiUrl,
-      ...(CATCHUP_BOUND !== 200 ? { GW_COMMUNITY_CATCHUP_MAX_MESSAGES: String(CATCHUP_BOUND) } : {}),
-      ...extra,
-    }),
-  };
+  return gwEnv(dir, {
+    GW_LOG_LEVEL: "info",
+    GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
+    GW_COMMUNITY_API_URL: apiUrl,
+    ...(CATCHUP_BOUND !== 200 ? { GW_COMMUNITY_CATCHUP_MAX_MESSAGES: String(CATCHUP_BOUND) } : {}),
+    ...extra,
+  });
 }
 
 export type GwStamps = Record<

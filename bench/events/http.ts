@@ -11,9 +11,8 @@
 import { join } from "node:path";
 import { toEvent } from "../../src/store/events.ts";
 import type { Store } from "../../src/store/store.ts";
-import { get, type Ports, timeCase, timedLine, withServers } from "../lib/http-cases.ts";
+import { type CaseResult, get, type Ports, timeCase, timedLine, withServers } from "../lib/http-cases.ts";
 import type { Session } from "../lib/session.ts";
-import type { Dist } from "../lib/stats.ts";
 import {
   AGENT,
   CASES,
@@ -25,19 +24,6 @@ import {
   REQUESTS,
   WARMUP,
 } from "./settings.ts";
-
-export interface CaseResult {
-  name: string;
-  path: string;
-  rows: number;
-  bytes: number;
-  /** Round trip of one request, ms. */
-  gw: Dist;
-  raw: Dist;
-  /** store.events.visibleAfter + toEvent in this process, µs. */
-  page: Dist;
-  quietWaitS: number;
-}
 
 const since = (c: Case, cursors: Cursors) => cursors[c.at];
 const limitOf = (c: Case) => c.limit ?? 20;

@@ -113,7 +113,7 @@ export async function measureIdle(session: Session): Promise<IdleResult> {
   const home = join(dir, "gw");
   mkdirSync(home, { recursive: true });
   const gw = spawnGw(["serve"], {
-    ...gwEnvFor(home, chatDbPath, TOKEN),
+    ...gwEnvFor(home, chatDbPath),
     GW_ALLOWLIST_PATH: join(dir, "allowlist.toml"),
   });
   session.track(gw.proc);

@@ -5,9 +5,9 @@
  * gw's idle CPU against 0.15 % of a core) and the JSON line, through lib/report.ts.
  */
 
+import type { CaseResult } from "../lib/http-cases.ts";
 import { caseTable } from "../lib/http-cases.ts";
 import { plainRow, ratio, report, type SummaryRow, textTable } from "../lib/report.ts";
-import type { CaseResult } from "./http.ts";
 import type { IdleResult } from "./idle.ts";
 import type { Seeded } from "./seed.ts";
 import {

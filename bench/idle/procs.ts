@@ -66,18 +66,22 @@ const unreadPickUp =
     return null;
   };
 
+/** One `gw serve` of the run: its name, its home under the scene, what its environment adds, its role. */
+interface GwSpec {
+  name: string;
+  sub: string;
+  extra?: Record<string, string>;
+  role?: "gw" | "whatif";
+  /** false: without the iMessage connector. */
+  iMessage?: boolean;
+}
+
 /** `gw serve` from source, listening on a free port (read from its log line). */
-async function startGwServe(
-  scene: Scene,
-  name: string,
-  sub: string,
-  extra: Record<string, string>,
-  opts: { role?: "gw" | "whatif"; iMessage?: boolean } = {},
-): Promise<Measured> {
+async function startGwServe(scene: Scene, { name, sub, extra = {}, ...opts }: GwSpec): Promise<Measured> {
   const home = join(scene.dir, sub);
   mkdirSync(home, { recursive: true });
   const env: Record<string, string> = {
-    ...gwEnvFor(home, scene.chatDbPath, TOKEN),
+    ...gwEnvFor(home, scene.chatDbPath),
     GW_ALLOWLIST_PATH: join(scene.dir, "allowlist.toml"),
     ...extra,
   };
@@ -116,31 +120,27 @@ const seenBy = (child: Child) => async (text: string, deadline: number) => {
 
 /** Every gw: the default one, with webhooks on (BENCH_IDLE_WEBHOOKS), the what-ifs (BENCH_IDLE_WHATIF). */
 async function startGws(scene: Scene, s: Started): Promise<void> {
-  s.measured.push(await startGwServe(scene, "gw serve", "gw", {}));
+  s.measured.push(await startGwServe(scene, { name: "gw serve", sub: "gw" }));
   if (WEBHOOKS) {
     s.sink = await Sink.start(SECRET);
-    const hooks = { GW_WEBHOOK_URL: s.sink.url, GW_WEBHOOK_SECRET: SECRET };
-    s.measured.push(await startGwServe(scene, "gw serve (webhooks on)", "gw-webhooks", hooks));
+    const extra = { GW_WEBHOOK_URL: s.sink.url, GW_WEBHOOK_SECRET: SECRET };
+    s.measured.push(await startGwServe(scene, { name: "gw serve (webhooks on)", sub: "gw-webhooks", extra }));
   }
   if (WHATIF) {
+    const timer60 = { GW_DEVICE_POLL_INTERVAL_MS: "60000" };
     s.measured.push(
-      await startGwServe(
-        scene,
-        "gw serve, iMessage timer 60 s (what-if)",
-        "gw-timer60",
-        { GW_DEVICE_POLL_INTERVAL_MS: "60000" },
-        { role: "whatif" },
-      ),
-      await startGwServe(
-        scene,
-        "gw serve, no iMessage connector (what-if)",
-        "gw-nodevice",
-        {},
-        {
-          role: "whatif",
-          iMessage: false,
-        },
-      ),
+      await startGwServe(scene, {
+        name: "gw serve, iMessage timer 60 s (what-if)",
+        sub: "gw-timer60",
+        extra: timer60,
+        role: "whatif",
+      }),
+      await startGwServe(scene, {
+        name: "gw serve, no iMessage connector (what-if)",
+        sub: "gw-nodevice",
+        role: "whatif",
+        iMessage: false,
+      }),
     );
   }
 }

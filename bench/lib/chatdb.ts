@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CHAT_DB_SCHEMA_SQL } from "../../src/demo/chatdb-schema.ts";
 import { type ChatDbWriter, openChatDbWriter } from "../../src/demo/chatdb-writer.ts";
-import { isolatedEnv } from "../../test/helpers/process.ts";
+import { gwEnv } from "./gw-env.ts";
 import { PATH } from "./settings.ts";
 
 export const FRIEND = "+15555550100";
@@ -87,18 +87,8 @@ export function setSynchronous(writer: ChatDbWriter, mode: SyncMode): SyncMode {
   return got;
 }
 
-/** The GW_ environment of a gw under test on this chat.db, every path inside `dir`. */
-export function gwEnvFor(dir: string, chatDbPath: string, token: string): Record<string, string> {
-  return {
-    PATH,
-    ...isolatedEnv(dir, {
-      GW_BEARER_TOKEN: token,
-      GW_BIND_HOST: "127.0.0.1",
-      GW_BIND_PORT: "0",
-      GW_CHAT_DB_PATH: chatDbPath,
-    }),
-  };
-}
+/** The environment of a gw under test on this chat.db, every path inside `dir` (lib/gw-env.ts). */
+export const gwEnvFor = (dir: string, chatDbPath: string) => gwEnv(dir, { GW_CHAT_DB_PATH: chatDbPath });
 
 /** A peer's environment (imessage-kit, the Claude Code plugin): HOME and chat.db where Messages keeps them. */
 export const peerEnvFor = (dir: string, chatDbPath: string) => ({

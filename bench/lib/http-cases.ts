@@ -85,10 +85,20 @@ export async function timeCase(
 /** Times `n` calls into `into` (ms for a server, µs for the in-process page). */
 export type Timer = (n: number, into: number[]) => void | Promise<void>;
 
+/** Round trips of one request (gw, raw), ms; the page call in process, µs. */
 export interface Timed {
   gw: Dist;
   raw: Dist;
   page: Dist;
+}
+
+/** One case's figures: its name and path, the answer's rows and bytes, the timings, the quiet wait. */
+export interface CaseResult extends Timed {
+  name: string;
+  path: string;
+  rows: number;
+  bytes: number;
+  quietWaitS: number;
 }
 
 export async function timeAbba(

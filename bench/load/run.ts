@@ -75,7 +75,7 @@ export async function startAttempt(session: Session, fakes: Set<FakeDiscord>, ra
   const sink = await Sink.start(SECRET);
   const standinLog = join(dir, "standin.log");
   const gwEnv = {
-    ...gwEnvFor(dir, chatDbPath, TOKEN),
+    ...gwEnvFor(dir, chatDbPath),
     GW_LOG_LEVEL: "info",
     GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
     GW_COMMUNITY_API_URL: fake.apiUrl,

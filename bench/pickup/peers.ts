@@ -12,7 +12,7 @@ import { HERE, POLL_MS } from "./settings.ts";
 import {
   childWatcher,
   errorsOf,
-  type FigureSpec,
+  figure,
   offsets,
   rowidSeen,
   type Scene,
@@ -27,13 +27,12 @@ export async function kitWatcher(scene: Scene): Promise<Watcher> {
     [join(HERE, "kit.ts")],
     peerEnvFor(scene.dir, scene.chatDbPath),
   );
-  const figure: FigureSpec = {
-    id: "peer.kit",
-    label: "imessage-kit 3.0.0: onIncomingMessage (fs.watch on -wal)",
-    role: "peer",
-    match: "text",
-  };
-  return childWatcher(child, "imessage-kit", figure, () => ({ errors: errorsOf(child) }));
+  return childWatcher(
+    child,
+    "imessage-kit",
+    figure("peer.kit", "peer", "imessage-kit 3.0.0: onIncomingMessage (fs.watch on -wal)"),
+    () => ({ errors: errorsOf(child) }),
+  );
 }
 
 export async function claudeWatcher(scene: Scene, plugin: ClaudePlugin): Promise<Watcher> {
@@ -42,13 +41,12 @@ export async function claudeWatcher(scene: Scene, plugin: ClaudePlugin): Promise
     BENCH_CLAUDE_SERVER: plugin.server,
     BENCH_CLAUDE_STATE: plugin.stateDir,
   });
-  const figure: FigureSpec = {
-    id: "peer.claude",
-    label: "Claude Code plugin: notifications/claude/channel (1 s poll)",
-    role: "peer",
-    match: "text",
-  };
-  return childWatcher(child, "Claude Code iMessage plugin", figure, () => ({ snapshot: plugin.commit }));
+  return childWatcher(
+    child,
+    "Claude Code iMessage plugin",
+    figure("peer.claude", "peer", "Claude Code plugin: notifications/claude/channel (1 s poll)"),
+    () => ({ snapshot: plugin.commit }),
+  );
 }
 
 export async function floorWatch(scene: Scene): Promise<Watcher> {
@@ -88,11 +86,9 @@ export async function floorPoll(scene: Scene): Promise<Watcher> {
     [join(HERE, "raw.ts"), "poll", scene.chatDbPath, String(POLL_MS)],
     { PATH },
   );
-  const figure: FigureSpec = {
-    id: "floor.poll",
-    label: `floor: data_version + MAX(ROWID) every ${POLL_MS} ms`,
-    role: "floor",
-    match: "rowid",
-  };
-  return childWatcher(child, "floor: poll loop", figure);
+  return childWatcher(
+    child,
+    "floor: poll loop",
+    figure("floor.poll", "floor", `floor: data_version + MAX(ROWID) every ${POLL_MS} ms`, "rowid"),
+  );
 }

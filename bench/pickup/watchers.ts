@@ -35,6 +35,12 @@ export interface FigureSpec {
   role: Role;
   match: Match;
 }
+export const figure = (id: string, role: Role, label: string, match: Match = "text"): FigureSpec => ({
+  id,
+  label,
+  role,
+  match,
+});
 /** A figure's sightings: [key, instant on this process's clock]. */
 export type Sightings = Map<string, [key: string | number, t: number][]>;
 
@@ -100,7 +106,7 @@ const clientEnv = (gw: Gw) => ({ PATH, BENCH_GW_PORT: String(gw.port), BENCH_TOK
 
 export async function startGw(scene: Scene, mode: "on" | "off", sink: Sink | null): Promise<Gw> {
   const env = {
-    ...gwEnvFor(scene.dir, scene.chatDbPath, TOKEN),
+    ...gwEnvFor(scene.dir, scene.chatDbPath),
     GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS),
     ...(sink ? { GW_WEBHOOK_URL: sink.url, GW_WEBHOOK_SECRET: SECRET } : {}),
   };
@@ -189,13 +195,12 @@ export async function unreadPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
 /** An agent following gw with the unread long poll (`wait=30`), in its own process. */
 export async function longPoller(_scene: Scene, gw: Gw): Promise<Watcher> {
   const child = await startWatcher("agent(long poll)", [join(HERE, "longpoll.ts")], clientEnv(gw));
-  const figure: FigureSpec = {
-    id: "gw.longpoll",
-    label: "gw: long poll (unread?wait=30) answered",
-    role: "gw",
-    match: "text",
-  };
-  return childWatcher(child, "agent long-polling unread", figure, () => ({ errors: errorsOf(child) }));
+  return childWatcher(
+    child,
+    "agent long-polling unread",
+    figure("gw.longpoll", "gw", "gw: long poll (unread?wait=30) answered"),
+    () => ({ errors: errorsOf(child) }),
+  );
 }
 
 /** `gw mcp --channel` started as Claude Code starts it, with the MCP SDK client timestamping its pushes. */
@@ -205,13 +210,11 @@ export async function gwChannel(scene: Scene, gw: Gw): Promise<Watcher> {
     HOME: scene.dir,
     BENCH_AGENT_ID: "bench-channel",
   });
-  const figure: FigureSpec = {
-    id: "gw.channel",
-    label: "gw mcp --channel: notifications/claude/channel",
-    role: "gw",
-    match: "text",
-  };
-  return childWatcher(child, "gw mcp --channel", figure);
+  return childWatcher(
+    child,
+    "gw mcp --channel",
+    figure("gw.channel", "gw", "gw mcp --channel: notifications/claude/channel"),
+  );
 }
 
 /** gw's agents, each its own process, started once gw listens; each yields its own figure. */

@@ -42,7 +42,7 @@ import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
 import { sampleProc, slope } from "../lib/proc.ts";
 import { commas, report } from "../lib/report.ts";
 import { startSession } from "../lib/session.ts";
-import { flagEnv, intEnv, KEEP, PATH, progressLine, SECRET, SEED, TOKEN } from "../lib/settings.ts";
+import { flagEnv, intEnv, KEEP, PATH, progressLine, SECRET, SEED } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
 import { dist, median, mulberry32, r1, r2 } from "../lib/stats.ts";
 import { auditStore } from "./audit.ts";
@@ -119,7 +119,7 @@ async function main() {
   const gwStderr = join(dir, "gw.stderr");
   const gw = await startGw(
     {
-      ...gwEnvFor(dir, chatDb, TOKEN),
+      ...gwEnvFor(dir, chatDb),
       GW_BIND_PORT: String(port),
       GW_LOG_STDERR_LEVEL: "warn",
       GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
