@@ -11,8 +11,8 @@ import { busyRetryAfterS } from "../../src/http/long-poll-busy.ts";
 import { WAIT_S } from "../../src/mcp/channel.ts";
 import { LONG_POLL_MAX_WAITERS } from "../../src/service.ts";
 import { closeAll, connectMcp } from "../helpers/mcp-client.ts";
-import { freePort, waitFor } from "../helpers/process.ts";
-import { AUTH, inbound, TOKEN, testService } from "../helpers/service.ts";
+import { waitFor } from "../helpers/process.ts";
+import { AUTH, inbound, serveOverHttp, TOKEN, testService } from "../helpers/service.ts";
 
 /** The window the requests are counted in, and the most each follower may make in it. */
 const WINDOW_MS = 3_000;
@@ -21,16 +21,9 @@ const MOST_PER_WINDOW = 3;
 const t = await testService({ clock: systemClock });
 /** What the followers asked for, by path, with the status they got. */
 const seen: { path: string; status: number; at: number }[] = [];
-const port = freePort();
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port,
-  idleTimeout: 120,
-  async fetch(req) {
-    const res = await t.svc.app.handle(req);
-    seen.push({ path: new URL(req.url).pathname, status: res.status, at: performance.now() });
-    return res;
-  },
+const server = serveOverHttp(t.svc.app, (req, res) => {
+  seen.push({ path: new URL(req.url).pathname, status: res.status, at: performance.now() });
+  return undefined;
 });
 
 /** Held polls of other agents, parked straight on the app; aborting one gives its place back. */
@@ -60,7 +53,7 @@ afterAll(async () => {
   await closeAll();
   parked.abort();
   await Promise.all(held);
-  server.stop(true);
+  server.stop();
 });
 
 const count = (path: string, from: number, to: number) =>
@@ -70,7 +63,7 @@ test("its followers back off on 503 SERVICE_BUSY, bounded by Retry-After, then p
   const mcp = await connectMcp(["--channel"], {
     GW_BEARER_TOKEN: TOKEN,
     GW_AGENT_ID: "claude-code",
-    GW_BASE_URL: `http://127.0.0.1:${port}`,
+    GW_BASE_URL: server.url,
   });
   // Both followers have asked once.
   await waitFor(

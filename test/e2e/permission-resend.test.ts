@@ -15,8 +15,8 @@ import {
 } from "../../src/mcp/permission.ts";
 import { allowAnn, communityService } from "../helpers/community.ts";
 import { closeAll, connectMcp } from "../helpers/mcp-client.ts";
-import { freePort, waitFor } from "../helpers/process.ts";
-import { AGENT, TOKEN } from "../helpers/service.ts";
+import { waitFor } from "../helpers/process.ts";
+import { AGENT, serveOverHttp, TOKEN } from "../helpers/service.ts";
 
 const fake = await startFakeDiscord();
 const ann = fake.user({ username: "ann_user", global_name: "Ann" });
@@ -31,19 +31,12 @@ test("a prompt refused once by Discord (502, cached under its key) is re-sent un
   const gw = await communityService(fake, { allowlist: allowAnn(ann.id) });
   /** POST /messages/send as gw serve saw and answered it. */
   const sends: { key: string | null; status: number; code: string | null }[] = [];
-  const port = freePort();
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port,
-    idleTimeout: 120,
-    async fetch(req) {
-      const res = await gw.svc.app.handle(req);
-      if (new URL(req.url).pathname !== "/messages/send") return res;
-      const text = await res.text();
-      const code = res.ok ? null : ((JSON.parse(text) as { error: { code: string } }).error.code ?? null);
-      sends.push({ key: req.headers.get("idempotency-key"), status: res.status, code });
-      return new Response(text, { status: res.status, headers: res.headers });
-    },
+  const server = serveOverHttp(gw.svc.app, async (req, res) => {
+    if (new URL(req.url).pathname !== "/messages/send") return undefined;
+    const text = await res.text();
+    const code = res.ok ? null : ((JSON.parse(text) as { error: { code: string } }).error.code ?? null);
+    sends.push({ key: req.headers.get("idempotency-key"), status: res.status, code });
+    return new Response(text, { status: res.status, headers: res.headers });
   });
   try {
     fake.message(annDm.id, { author: ann, content: "hi bot" });
@@ -56,7 +49,7 @@ test("a prompt refused once by Discord (502, cached under its key) is re-sent un
     const owner = await connectMcp(["--channel"], {
       GW_BEARER_TOKEN: TOKEN,
       GW_AGENT_ID: "claude-code",
-      GW_BASE_URL: `http://127.0.0.1:${port}`,
+      GW_BASE_URL: server.url,
       GW_MCP_OWNER: "ann",
     });
     expect(owner.client.getServerCapabilities()?.experimental).toHaveProperty(PERMISSION_CAPABILITY);
@@ -107,6 +100,6 @@ test("a prompt refused once by Discord (502, cached under its key) is re-sent un
     expect(verdicts).toEqual([{ request_id: "abcde", behavior: "allow" }]);
     expect(fake.posted.filter((x) => String(x.body.content).includes("yes abcde"))).toHaveLength(1);
   } finally {
-    server.stop(true);
+    server.stop();
   }
 });

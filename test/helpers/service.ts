@@ -17,7 +17,7 @@ import { recordingConnector } from "../fakes/recording-connector.ts";
 import { allowAnn } from "./allowlist.ts";
 import { recordingLogger } from "./logger.ts";
 import { inbound, manualClock } from "./messages.ts";
-import { isolatedEnv } from "./process.ts";
+import { freePort, isolatedEnv } from "./process.ts";
 import { tempDir } from "./temp.ts";
 
 export const TOKEN = "test-token-0123456789abcdef";
@@ -132,3 +132,25 @@ export function makeRequest(app: { handle(r: Request): Promise<Response> }) {
 }
 
 export { inbound };
+
+/**
+ * `app` over real HTTP on a free port, for clients that need a URL (gw mcp, the channel relay): long polls
+ * may idle 120 s; `watch` sees each exchange and may answer in its place. `stop()` closes it at once.
+ */
+export function serveOverHttp(
+  app: { handle(r: Request): Promise<Response> },
+  watch: (req: Request, res: Response) => Response | undefined | Promise<Response | undefined> = () =>
+    undefined,
+) {
+  const port = freePort();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port,
+    idleTimeout: 120,
+    async fetch(req) {
+      const res = await app.handle(req);
+      return (await watch(req, res)) ?? res;
+    },
+  });
+  return { port, url: `http://127.0.0.1:${port}`, stop: () => server.stop(true) };
+}
