@@ -17,14 +17,7 @@ import {
   withReferenced,
 } from "./payloads.ts";
 
-import type {
-  Channel,
-  FakeAttachmentInput,
-  FakeGuild,
-  FakeMessageInput,
-  FakeUser,
-  Payload,
-} from "./types.ts";
+import type { Channel, FakeAttachmentInput, FakeGuild, FakeUser, Payload } from "./types.ts";
 
 interface StoredFile {
   bytes: Uint8Array;
@@ -42,6 +35,34 @@ function snowflakes(): (ms?: number) => string {
     if (ms === undefined) last = id;
     return id.toString();
   };
+}
+
+/** Keeps an attachment's bytes for the CDN under `id` and returns its payload. */
+function storeAttachment(
+  files: Map<string, StoredFile>,
+  id: string,
+  origin: string,
+  channelId: string,
+  a: FakeAttachmentInput,
+): Payload {
+  const bytes = typeof a.data === "string" ? new TextEncoder().encode(a.data) : (a.data ?? new Uint8Array());
+  const contentType = a.contentType ?? "application/octet-stream";
+  files.set(id, { bytes, contentType, expired: a.expired ?? false });
+  const url = a.url ?? attachmentUrl(origin, channelId, id, a.filename);
+  return {
+    id,
+    filename: a.filename,
+    size: a.size ?? bytes.byteLength,
+    url,
+    proxy_url: url.replace("/attachments/", "/media/attachments/"),
+    content_type: contentType,
+  };
+}
+
+/** Stored form of a message: the REST history item (no guild_id, channel_type or member). */
+function restForm(p: Payload): Payload {
+  const { guild_id: _g, channel_type: _t, member: _m, ...rest } = p;
+  return rest;
 }
 
 export function createWorld(origin: () => string, botName = "gw-test-bot") {
@@ -100,22 +121,8 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
     });
   };
 
-  const attachmentPayload = (channelId: string, a: FakeAttachmentInput): Payload => {
-    const id = snowflake();
-    const bytes =
-      typeof a.data === "string" ? new TextEncoder().encode(a.data) : (a.data ?? new Uint8Array());
-    const contentType = a.contentType ?? "application/octet-stream";
-    files.set(id, { bytes, contentType, expired: a.expired ?? false });
-    const url = a.url ?? attachmentUrl(origin(), channelId, id, a.filename);
-    return {
-      id,
-      filename: a.filename,
-      size: a.size ?? bytes.byteLength,
-      url,
-      proxy_url: url.replace("/attachments/", "/media/attachments/"),
-      content_type: contentType,
-    };
-  };
+  const attachmentPayload = (channelId: string, a: FakeAttachmentInput): Payload =>
+    storeAttachment(files, snowflake(), origin(), channelId, a);
 
   return {
     bot,
@@ -141,11 +148,7 @@ export function createWorld(origin: () => string, botName = "gw-test-bot") {
       const ref = (p.message_reference ?? {}) as { channel_id?: unknown; message_id?: unknown };
       return withReferenced(p, find(ref.channel_id ?? p.channel_id, ref.message_id));
     },
-    /** Stored form of a message: the REST history item (no guild_id, channel_type or member). */
-    restForm: (p: Payload): Payload => {
-      const { guild_id: _g, channel_type: _t, member: _m, ...rest } = p;
-      return rest;
-    },
+    restForm,
   };
 }
 
