@@ -8,7 +8,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chatDbServeEnv, FRIEND, FRIEND_CHAT, STRANGER, STRANGER_CHAT } from "../helpers/device.ts";
-import { ensureBinary, isolatedEnv, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import {
+  ensureBinary,
+  isolatedEnv,
+  spawnGw,
+  waitFor,
+  waitForAllowlistLoads,
+  waitForHealth,
+} from "../helpers/process.ts";
 import { TOKEN } from "../helpers/service.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -67,13 +74,7 @@ describe.each([false, true])("quarantine → allow → reload (compiled: %p)", (
       expect(again.stderr).toContain("is already allowed");
 
       // The reload is applied by the running process (SIGHUP): wait for its log line, then write.
-      await waitFor(
-        () =>
-          readFileSync(join(dir, "logs/current.log"), "utf8").split('"allowlist loaded"').length === 3
-            ? true
-            : undefined,
-        "the reload",
-      );
+      await waitForAllowlistLoads(dir, 2);
       chat.writer.message({ chatGuid: STRANGER_CHAT, from: STRANGER, text: "thanks!" });
       await waitFor(
         async () => ((await unread()).includes("thanks!") ? true : undefined),

@@ -9,7 +9,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chatDbServeEnv, FRIEND, FRIEND_CHAT } from "../helpers/device.ts";
-import { spawnGw, stopGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import { spawnGw, stopGw, waitFor, waitForAllowlistLoads, waitForHealth } from "../helpers/process.ts";
 import { TOKEN } from "../helpers/service.ts";
 
 interface Listed {
@@ -102,13 +102,7 @@ test("an SMS from an allowlisted number is quarantined, the same number over iMe
     expect(out).toContain("SMS and RCS sender ids can be forged");
     expect(out).toMatch(/gw serve \(pid \d+\) reloads the allowlist now/);
     expect(readFileSync(env.GW_ALLOWLIST_PATH as string, "utf8")).toContain('services = ["iMessage", "SMS"]');
-    await waitFor(
-      () =>
-        readFileSync(join(dir, "logs/current.log"), "utf8").split('"allowlist loaded"').length === 3
-          ? true
-          : undefined,
-      "the reload",
-    );
+    await waitForAllowlistLoads(dir, 2);
     chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, service: "SMS", text: "sms now trusted" });
     await waitFor(
       async () =>

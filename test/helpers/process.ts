@@ -159,6 +159,20 @@ export function waitForConnectors(
 }
 
 /**
+ * Waits until the gw process logging to `<dir>/logs/current.log` has logged "allowlist loaded" `times`
+ * times: once at start, once more for each reload (SIGHUP after `gw allow`).
+ */
+export function waitForAllowlistLoads(dir: string, times: number): Promise<true> {
+  return waitFor(
+    () =>
+      readFileSync(join(dir, "logs/current.log"), "utf8").split('"allowlist loaded"').length === times + 1
+        ? true
+        : undefined,
+    times > 1 ? "the reload" : "the allowlist",
+  );
+}
+
+/**
  * Spawns `gw serve` with `env` (on its GW_BIND_PORT; the compiled binary with `binary`) and resolves once
  * /healthz answers, and, with `connectors`, once those connectors report those states.
  */
