@@ -8,8 +8,8 @@
  * cursor sits on chat.db's last row.
  */
 import { BUSY_TIMEOUT_MS } from "../../../src/connectors/device-messenger/chat-db.ts";
-import { type ChatDbFile, chatDbFile } from "./chatdb-files.ts";
-import { entry, FRIEND, type Gw, ms, startGw, waitFor, workDir } from "./harness.ts";
+import { type ChatDbFile, chatDbFile, serveChatDb } from "./chatdb-files.ts";
+import { type Gw, ms, storedCount, waitFor, workDir } from "./harness.ts";
 import { type FaultRun, row } from "./types.ts";
 
 export const POLL_MS = 100;
@@ -70,11 +70,6 @@ async function sample(gw: Gw, holdMs: number): Promise<Sample[]> {
   return out;
 }
 
-const storedCount = (gw: Gw, text: string) =>
-  gw.db(
-    (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE text = ?1").get(text) as { n: number }).n,
-  );
-
 export async function chatDbFaults(): Promise<FaultRun<ChatDbDetails>> {
   const work = workDir("chatdb");
   const chat: ChatDbFile = chatDbFile(work.dir);
@@ -82,11 +77,7 @@ export async function chatDbFaults(): Promise<FaultRun<ChatDbDetails>> {
   const root = process.getuid?.() === 0;
   let gw: Gw | null = null;
   try {
-    gw = await startGw({
-      dir: work.dir,
-      env: { GW_CHAT_DB_PATH: chat.path, GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS) },
-      allowlist: entry("device_messenger", FRIEND, "ann"),
-    });
+    gw = await serveChatDb(work.dir, chat, POLL_MS);
     const live = gw;
     const say = async (text: string): Promise<number> => {
       written.push(text);

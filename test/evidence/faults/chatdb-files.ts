@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { type ChatDbWriter, openChatDbWriter } from "../../../src/demo/chatdb-writer.ts";
-import { FRIEND, STRANGER } from "./harness.ts";
+import { entry, FRIEND, type Gw, STRANGER, startGw } from "./harness.ts";
 
 export const FRIEND_CHAT = `any;-;${FRIEND}`;
 export const STRANGER_CHAT = `any;-;${STRANGER}`;
@@ -155,3 +155,11 @@ export function chatDbFile(dir: string) {
 }
 
 export type ChatDbFile = ReturnType<typeof chatDbFile>;
+
+/** `gw serve` (startGw) in `dir` reading `chat` every `pollMs` ms, with the friend allowlisted as "ann". */
+export const serveChatDb = (dir: string, chat: ChatDbFile, pollMs: number): Promise<Gw> =>
+  startGw({
+    dir,
+    env: { GW_CHAT_DB_PATH: chat.path, GW_DEVICE_POLL_INTERVAL_MS: String(pollMs) },
+    allowlist: entry("device_messenger", FRIEND, "ann"),
+  });

@@ -5,8 +5,8 @@
  * (root, or ptrace allowed); otherwise it says why it did not run. CI has no strace: disk-full.ts (the
  * file-size limit) is the run CI relies on.
  */
-import { chatDbFile } from "./chatdb-files.ts";
-import { entry, FRIEND, type Gw, ms, startGw, waitFor, workDir } from "./harness.ts";
+import { chatDbFile, serveChatDb } from "./chatdb-files.ts";
+import { type Gw, ms, storedCount, waitFor, workDir } from "./harness.ts";
 import { type FaultRun, row } from "./types.ts";
 
 export const POLL_MS = 200;
@@ -42,16 +42,9 @@ export async function diskFullEnospcFaults(): Promise<FaultRun<EnospcDetails>> {
   let gw: Gw | null = null;
   let tracer: ReturnType<typeof Bun.spawn> | null = null;
   try {
-    gw = await startGw({
-      dir: work.dir,
-      env: { GW_CHAT_DB_PATH: chat.path, GW_DEVICE_POLL_INTERVAL_MS: String(POLL_MS) },
-      allowlist: entry("device_messenger", FRIEND, "ann"),
-    });
+    gw = await serveChatDb(work.dir, chat, POLL_MS);
     const live = gw;
-    const count = (text: string) =>
-      live.db(
-        (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE text = ?1").get(text) as { n: number }).n,
-      );
+    const count = (text: string) => storedCount(live, text);
     const cursor = () =>
       live.db(
         (db) => (db.query("SELECT position FROM connector_cursors").get() as { position: string }).position,

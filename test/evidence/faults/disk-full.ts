@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { faultReceiver } from "../../fakes/fault-receiver.ts";
 import { ROOT } from "../../helpers/process.ts";
 import { chatDbFile } from "./chatdb-files.ts";
-import { entry, FRIEND, type Gw, ms, startGw, unread, waitFor, workDir } from "./harness.ts";
+import { entry, FRIEND, type Gw, ms, startGw, storedCount, unread, waitFor, workDir } from "./harness.ts";
 import { fileSizeLimiter } from "./rlimit.ts";
 import { type FaultRun, row } from "./types.ts";
 
@@ -110,10 +110,7 @@ export async function diskFullFaults(): Promise<FaultRun<DiskFullDetails>> {
     };
     gw = await startGw({ dir: work.dir, env, allowlist: entry("device_messenger", FRIEND, "ann") });
     const live = gw;
-    const count = (text: string) =>
-      live.db(
-        (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE text = ?1").get(text) as { n: number }).n,
-      );
+    const count = (text: string) => storedCount(live, text);
     const cursor = () =>
       Number(
         live.db(

@@ -158,6 +158,12 @@ export function waitForLog(gw: Gw, match: (l: LogLine) => boolean, what: string,
 
 export { waitFor };
 
+/** How many messages gw stored with exactly this text. */
+export const storedCount = (gw: Gw, text: string): number =>
+  gw.db(
+    (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE text = ?1").get(text) as { n: number }).n,
+  );
+
 /** Unread envelopes of the faults agent (up to 100). */
 export async function unread(gw: Gw): Promise<{ id: string; text: string; sender: { id: string } }[]> {
   const res = await gw.get("/messages/unread?limit=100");
