@@ -108,26 +108,38 @@ function createRound(clock: Clock, log: Logger, how: string) {
   };
 }
 
+/**
+ * The open round: the first task opens one, the last to settle ends it (logged with the channels still
+ * behind), and with none behind the connector is told it is idle.
+ */
+function createRounds(d: RunnerDeps, behind: () => number) {
+  let round: ReturnType<typeof createRound> | null = null;
+  let pending = 0;
+  return {
+    open(how: string) {
+      round ??= createRound(d.clock, d.log, how);
+      pending += 1;
+      return round.counts;
+    },
+    settle() {
+      pending -= 1;
+      if (pending > 0 || !round) return;
+      round.end(behind());
+      round = null;
+      if (behind() === 0 && !d.signal.aborted) d.onIdle();
+    },
+    pending: () => pending,
+    stop: () => round?.stop(),
+  };
+}
+
 export function createCatchUpRunner(d: RunnerDeps) {
   const withSlot = createSlots(CATCH_UP_CONCURRENCY);
   /** Failed tasks by channel: their position waits until a retry succeeds. */
   const behind = new Map<string, CatchUpTask>();
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
-  let round: ReturnType<typeof createRound> | null = null;
-  let pending = 0;
-
-  const open = (how: string) => {
-    round ??= createRound(d.clock, d.log, how);
-    pending += 1;
-    return round.counts;
-  };
-  const settle = () => {
-    pending -= 1;
-    if (pending > 0 || !round) return;
-    round.end(behind.size);
-    round = null;
-    if (behind.size === 0 && !d.signal.aborted) d.onIdle();
-  };
+  const rounds = createRounds(d, () => behind.size);
+  const { open, settle } = rounds;
 
   const runOne = async (task: CatchUpTask): Promise<number> => {
     if (d.signal.aborted) return 0;
@@ -202,11 +214,11 @@ export function createCatchUpRunner(d: RunnerDeps) {
     /** Channels whose catch-up failed and waits for a retry. */
     behind: () => behind.size,
     /** Nothing pending and nothing waiting for a retry. */
-    idle: () => pending === 0 && behind.size === 0,
+    idle: () => rounds.pending() === 0 && behind.size === 0,
     stop(): void {
       if (retryTimer) clearTimeout(retryTimer);
       retryTimer = null;
-      round?.stop();
+      rounds.stop();
     },
   };
 }

@@ -229,6 +229,29 @@ function connectorHealth(
   return h;
 }
 
+/**
+ * What messages taught about their authors and channels, for dispatches that carry less: the names
+ * authors' messages carried (reactions in DMs carry none) and the group DMs seen (channel_type 3: their
+ * edits and reactions go to their messages' queue). Each bounded, newest kept.
+ */
+function createRecall() {
+  const authors = new Map<string, string>();
+  const groupDms = new Set<string>();
+  return {
+    note(m: DiscordMessage) {
+      if (m.channel_type === 3 && !groupDms.has(m.channel_id)) {
+        groupDms.add(m.channel_id);
+        if (groupDms.size > KNOWN_NAMES_MAX) groupDms.delete(groupDms.values().next().value as string);
+      }
+      authors.delete(m.author.id);
+      authors.set(m.author.id, displayName(m));
+      if (authors.size > KNOWN_NAMES_MAX) authors.delete(authors.keys().next().value as string);
+    },
+    nameOf: (id: string) => authors.get(id) ?? null,
+    isGroupDm: (id: string) => groupDms.has(id),
+  };
+}
+
 export function createCommunityChat(o: CommunityChatOptions): Connector {
   const log = o.log.child({ connector: "community_chat" });
   const t: CommunityTuning = { ...DEFAULT_TUNING, ...o.tuning };
@@ -255,8 +278,8 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
           key,
           botId: link()?.botUser()?.id ?? null,
           now: o.clock.now(),
-          nameOf: (id) => authors.get(id) ?? null,
-          isGroupDm: (id) => groupDms.has(id),
+          nameOf: recall.nameOf,
+          isGroupDm: recall.isGroupDm,
         });
         if (!mapped) return log.warn({ dispatch: what }, "ignored a dispatch without the fields gw needs");
         if (mapped.changes.length > 0) takeChanges(mapped, { queue, inbox, held, log });
@@ -281,21 +304,11 @@ export function createCommunityChat(o: CommunityChatOptions): Connector {
     pause: (ms) => pause(ms, stopping.signal),
   });
 
-  /** The names authors' messages carried, for reactions in DMs (which carry none): bounded, newest kept. */
-  const authors = new Map<string, string>();
-  /** Group DMs seen (channel_type 3): their edits and reactions go to their messages' queue. Bounded. */
-  const groupDms = new Set<string>();
+  const recall = createRecall();
   const names = channelNames(inbox, log);
   const onMessage = (payload: unknown) => {
     const m = takeMessage(payload, { queue, inbox, mark, held, log, stopping: stopping.signal });
-    if (!m) return;
-    if (m.channel_type === 3 && !groupDms.has(m.channel_id)) {
-      groupDms.add(m.channel_id);
-      if (groupDms.size > KNOWN_NAMES_MAX) groupDms.delete(groupDms.values().next().value as string);
-    }
-    authors.delete(m.author.id);
-    authors.set(m.author.id, displayName(m));
-    if (authors.size > KNOWN_NAMES_MAX) authors.delete(authors.keys().next().value as string);
+    if (m) recall.note(m);
   };
   const { runner, session, mark } = catchUpParts(o, t, {
     queue,
