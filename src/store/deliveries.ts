@@ -31,6 +31,15 @@ const PURGED_SQL = `EXISTS (SELECT 1 FROM messages m WHERE m.id = webhook_delive
     AND m.allowlist_status = 'deleted')
   AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = webhook_deliveries.event_id AND e.kind = 'message.deleted')`;
 
+/** The outcome of one attempt, as recordAttempt stores it. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  attempts: number;
+  nextAt: number | null;
+  code: number | null;
+  error: string | null;
+}
+
 export function createDeliveryStore(db: Database) {
   const insert = db.prepare<unknown, [string, string, string, number]>(
     `INSERT INTO webhook_deliveries (id, message_id, channel_id, status, attempt_count, next_attempt_at, created_at, updated_at)
@@ -100,17 +109,7 @@ export function createDeliveryStore(db: Database) {
     due: (now: number, limit: number): DeliveryRow[] => due.all(now, limit),
     /** When the earliest pending row is due, or null when nothing is pending. */
     nextDueAt: (): number | null => nextDue.get()?.at ?? null,
-    recordAttempt(
-      id: string,
-      r: {
-        status: DeliveryStatus;
-        attempts: number;
-        nextAt: number | null;
-        code: number | null;
-        error: string | null;
-      },
-      now: number,
-    ): void {
+    recordAttempt(id: string, r: AttemptRecord, now: number): void {
       record.run(id, r.status, r.attempts, r.nextAt, r.code, r.error, now);
     },
     list: (status: DeliveryStatus | null, limit: number): DeliveryRow[] => list.all(status, limit),
