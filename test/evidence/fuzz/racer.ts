@@ -1,5 +1,5 @@
 /**
- * The racing process of the path-swap-race item (paths.ts): for `ms` milliseconds, flips
+ * The racing process of the path-swap-race item (path-race.ts): for `ms` milliseconds, flips
  * `<home>/Documents/flip` between the real directory and a symlink to `<home>/.ssh` (rename the directory
  * away, put the symlink in its place, remove it, rename the directory back), as fast as it can.
  * Usage: bun racer.ts <home> <ms>
