@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { pathOf } from "../../../src/core/http-edge.ts";
 import { createIdFactory } from "../../../src/core/ids.ts";
 import { answerProblem } from "./envelope.ts";
-import { apiService, DM } from "./harness.ts";
+import { type ApiService, DM, withApiService } from "./harness.ts";
 import {
   bearerVariants,
   describe,
@@ -68,14 +68,8 @@ export function statsNote(label: string, stats: Map<number, number>): string {
   return `${label}: ${parts.join(", ")}`;
 }
 
-async function withService<T>(fn: (s: Awaited<ReturnType<typeof apiService>>) => Promise<T>): Promise<T> {
-  const s = await apiService({ GW_RATE_LIMIT_BURST: "1000000", GW_ATTACHMENT_MAX_BYTES: "1000" });
-  try {
-    return await fn(s);
-  } finally {
-    await s.close();
-  }
-}
+const withService = <T>(fn: (s: ApiService) => Promise<T>): Promise<T> =>
+  withApiService({ GW_RATE_LIMIT_BURST: "1000000", GW_ATTACHMENT_MAX_BYTES: "1000" }, fn);
 
 function seedFiles(home: string, attachmentDir: string): void {
   writeFileSync(join(home, "ok.txt"), "fine");

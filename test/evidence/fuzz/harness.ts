@@ -78,6 +78,21 @@ export async function apiService(env: Record<string, string> = {}) {
   };
 }
 
+export type ApiService = Awaited<ReturnType<typeof apiService>>;
+
+/** Runs `fn` on a fresh apiService(env) and closes the service after, whatever `fn` does. */
+export async function withApiService<T>(
+  env: Record<string, string>,
+  fn: (s: ApiService) => Promise<T>,
+): Promise<T> {
+  const s = await apiService(env);
+  try {
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
 /**
  * A service with the real iMessage connector reading `chatDbPath` and sending through the Messages
  * stand-in (its calls logged to `<dir>/standin.log`). `clock` defaults to the system clock.

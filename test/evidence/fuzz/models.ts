@@ -13,7 +13,7 @@
 import fc from "fast-check";
 import { createRateLimiter } from "../../../src/send/rate-limit.ts";
 import { answerProblem } from "./envelope.ts";
-import { AUTH, apiService, DISCORD_CHANNEL, DM } from "./harness.ts";
+import { type ApiService, AUTH, DISCORD_CHANNEL, DM, withApiService } from "./harness.ts";
 import { checkProperty, type FuzzItem, merge, type Outcome } from "./types.ts";
 
 /** Rates as exact fractions p/q tokens per second (what GW_RATE_LIMIT_PER_CHANNEL_RPS accepts). */
@@ -61,6 +61,15 @@ const schedules = fc.array(
   { maxLength: 200, size: "max" },
 );
 
+/** What the two limiter properties draw: a rate p/q, a burst of 1–20 and a schedule of sends. */
+const limiterCase = fc.tuple(fc.constantFrom(...RATES), fc.integer({ min: 1, max: 20 }), schedules);
+
+/** The real limiter at p/q tokens a second and `burst`, on a clock at `t.now` ms that the property moves. */
+function limiterAt(p: number, q: number, burst: number) {
+  const t = { now: 1_000_000 };
+  return { t, limiter: createRateLimiter({ clock: { now: () => t.now }, ratePerS: p / q, burst }) };
+}
+
 export const rateLimitModel: FuzzItem = {
   id: "rate-limit-model",
   tried:
@@ -69,46 +78,40 @@ export const rateLimitModel: FuzzItem = {
   async run({ scale, seed }): Promise<Outcome> {
     let boundary = 0;
     const out = await checkProperty(
-      fc.property(
-        fc.constantFrom(...RATES),
-        fc.integer({ min: 1, max: 20 }),
-        schedules,
-        ([p, q], burst, schedule) => {
-          let now = 1_000_000;
-          const limiter = createRateLimiter({ clock: { now: () => now }, ratePerS: p / q, burst });
-          const model = exactBucket(p, q, burst);
-          const accepted = new Map<string, number[]>();
-          for (const [dt, ch] of schedule) {
-            now += dt;
-            const real = limiter.take(ch);
-            const exact = model.take(ch, now);
-            if (real.allowed !== exact.allowed) {
-              // Float rounding right at a whole token is tolerated (and counted); anything else is not.
-              if (Math.abs(exact.units / model.unit - 1) > 1e-9)
-                throw new Error(
-                  `at ${now} ms channel ${ch}: limiter ${real.allowed}, exact model ${exact.allowed} (${exact.units / model.unit} tokens)`,
-                );
-              boundary++;
-              model.follow(ch, real.allowed);
-            }
-            if (!real.allowed) {
-              if (!Number.isInteger(real.retryAfterS) || real.retryAfterS < 1)
-                throw new Error(`Retry-After ${real.retryAfterS}`);
-              if (!exact.allowed && Math.abs(real.retryAfterS - exact.retryAfterS) > 1)
-                throw new Error(`Retry-After ${real.retryAfterS} s, exact ${exact.retryAfterS} s`);
-            } else accepted.set(ch, [...(accepted.get(ch) ?? []), now]);
+      fc.property(limiterCase, ([[p, q], burst, schedule]) => {
+        const { t, limiter } = limiterAt(p, q, burst);
+        const model = exactBucket(p, q, burst);
+        const accepted = new Map<string, number[]>();
+        for (const [dt, ch] of schedule) {
+          t.now += dt;
+          const real = limiter.take(ch);
+          const exact = model.take(ch, t.now);
+          if (real.allowed !== exact.allowed) {
+            // Float rounding right at a whole token is tolerated (and counted); anything else is not.
+            if (Math.abs(exact.units / model.unit - 1) > 1e-9)
+              throw new Error(
+                `at ${t.now} ms channel ${ch}: limiter ${real.allowed}, exact model ${exact.allowed} (${exact.units / model.unit} tokens)`,
+              );
+            boundary++;
+            model.follow(ch, real.allowed);
           }
-          for (const [ch, times] of accepted)
-            for (let i = 0; i < times.length; i++)
-              for (let j = i; j < times.length; j++) {
-                const span = ((times[j] as number) - (times[i] as number)) / 1000;
-                if (j - i + 1 > burst + (p / q) * span + 1e-9)
-                  throw new Error(
-                    `channel ${ch}: ${j - i + 1} accepted within ${span} s (burst ${burst}, rate ${p}/${q})`,
-                  );
-              }
-        },
-      ),
+          if (!real.allowed) {
+            if (!Number.isInteger(real.retryAfterS) || real.retryAfterS < 1)
+              throw new Error(`Retry-After ${real.retryAfterS}`);
+            if (!exact.allowed && Math.abs(real.retryAfterS - exact.retryAfterS) > 1)
+              throw new Error(`Retry-After ${real.retryAfterS} s, exact ${exact.retryAfterS} s`);
+          } else accepted.set(ch, [...(accepted.get(ch) ?? []), t.now]);
+        }
+        for (const [ch, times] of accepted)
+          for (let i = 0; i < times.length; i++)
+            for (let j = i; j < times.length; j++) {
+              const span = ((times[j] as number) - (times[i] as number)) / 1000;
+              if (j - i + 1 > burst + (p / q) * span + 1e-9)
+                throw new Error(
+                  `channel ${ch}: ${j - i + 1} accepted within ${span} s (burst ${burst}, rate ${p}/${q})`,
+                );
+            }
+      }),
       1000 * scale,
       seed,
     );
@@ -128,27 +131,21 @@ export const retryAfterHonest: FuzzItem = {
   held: "the retry is accepted: Retry-After never names a time that is still too early",
   async run({ scale, seed }): Promise<Outcome> {
     return checkProperty(
-      fc.property(
-        fc.constantFrom(...RATES),
-        fc.integer({ min: 1, max: 20 }),
-        schedules,
-        ([p, q], burst, schedule) => {
-          let now = 1_000_000;
-          const limiter = createRateLimiter({ clock: { now: () => now }, ratePerS: p / q, burst });
-          for (const [dt, ch] of schedule) {
-            now += dt;
-            const r = limiter.take(ch);
-            if (!r.allowed) {
-              now += r.retryAfterS * 1000;
-              if (!limiter.take(ch).allowed)
-                throw new Error(
-                  `refused again ${r.retryAfterS} s after a 429 on ${ch} (rate ${p}/${q}, burst ${burst})`,
-                );
-              return;
-            }
+      fc.property(limiterCase, ([[p, q], burst, schedule]) => {
+        const { t, limiter } = limiterAt(p, q, burst);
+        for (const [dt, ch] of schedule) {
+          t.now += dt;
+          const r = limiter.take(ch);
+          if (!r.allowed) {
+            t.now += r.retryAfterS * 1000;
+            if (!limiter.take(ch).allowed)
+              throw new Error(
+                `refused again ${r.retryAfterS} s after a 429 on ${ch} (rate ${p}/${q}, burst ${burst})`,
+              );
+            return;
           }
-        },
-      ),
+        }
+      }),
       1000 * scale,
       seed,
     );
@@ -156,7 +153,7 @@ export const retryAfterHonest: FuzzItem = {
 };
 
 const send = async (
-  s: Awaited<ReturnType<typeof apiService>>,
+  s: ApiService,
   body: unknown,
   key: string | null,
 ): Promise<{ status: number; text: string; headers: Headers }> => {
@@ -185,32 +182,32 @@ export const rateLimitHttp: FuzzItem = {
           size: "max",
         }),
         async (schedule) => {
-          const s = await apiService({ GW_RATE_LIMIT_BURST: "3", GW_RATE_LIMIT_PER_CHANNEL_RPS: "0.5" });
-          try {
-            const start = s.clock.now();
-            const accepted = new Map<string, number>();
-            for (const [dt, ch] of schedule) {
-              s.clock.advance(dt);
-              sends++;
-              const r = await send(s, { channel_id: ch, text: "x" }, null);
-              if (r.status === 200) accepted.set(ch, (accepted.get(ch) ?? 0) + 1);
-              else {
-                const problem = answerProblem(r.status, r.headers, r.text, "POST");
-                if (problem) throw new Error(problem);
-                const e = JSON.parse(r.text).error;
-                if (r.status !== 429 || e.code !== "RATE_LIMITED") throw new Error(`${r.status} ${r.text}`);
-                if (r.headers.get("retry-after") !== String(e.details.retry_after_s))
-                  throw new Error(
-                    `Retry-After ${r.headers.get("retry-after")} vs details ${e.details.retry_after_s}`,
-                  );
+          return withApiService(
+            { GW_RATE_LIMIT_BURST: "3", GW_RATE_LIMIT_PER_CHANNEL_RPS: "0.5" },
+            async (s) => {
+              const start = s.clock.now();
+              const accepted = new Map<string, number>();
+              for (const [dt, ch] of schedule) {
+                s.clock.advance(dt);
+                sends++;
+                const r = await send(s, { channel_id: ch, text: "x" }, null);
+                if (r.status === 200) accepted.set(ch, (accepted.get(ch) ?? 0) + 1);
+                else {
+                  const problem = answerProblem(r.status, r.headers, r.text, "POST");
+                  if (problem) throw new Error(problem);
+                  const e = JSON.parse(r.text).error;
+                  if (r.status !== 429 || e.code !== "RATE_LIMITED") throw new Error(`${r.status} ${r.text}`);
+                  if (r.headers.get("retry-after") !== String(e.details.retry_after_s))
+                    throw new Error(
+                      `Retry-After ${r.headers.get("retry-after")} vs details ${e.details.retry_after_s}`,
+                    );
+                }
+                const t = (s.clock.now() - start) / 1000;
+                if ((accepted.get(ch) ?? 0) > 3 + 0.5 * t + 1e-9)
+                  throw new Error(`${accepted.get(ch)} accepted on ${ch} by ${t} s`);
               }
-              const t = (s.clock.now() - start) / 1000;
-              if ((accepted.get(ch) ?? 0) > 3 + 0.5 * t + 1e-9)
-                throw new Error(`${accepted.get(ch)} accepted on ${ch} by ${t} s`);
-            }
-          } finally {
-            await s.close();
-          }
+            },
+          );
         },
       ),
       10 * scale,
@@ -257,8 +254,7 @@ export const idempotencyModel: FuzzItem = {
     );
     const out = await checkProperty(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12, size: "max" }), async (ops) => {
-        const s = await apiService({ GW_RATE_LIMIT_BURST: "1000000" });
-        try {
+        return withApiService({ GW_RATE_LIMIT_BURST: "1000000" }, async (s) => {
           const done = new Map<string, { body: number; status: number; text: string }>();
           let expectedSends = 0;
           for (const o of ops) {
@@ -321,9 +317,7 @@ export const idempotencyModel: FuzzItem = {
           }
           if (s.device.sends.length !== expectedSends)
             throw new Error(`${s.device.sends.length} platform sends, expected ${expectedSends}`);
-        } finally {
-          await s.close();
-        }
+        });
       }),
       40 * scale,
       seed,

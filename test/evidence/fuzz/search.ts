@@ -8,7 +8,7 @@ import fc from "fast-check";
 import type { NormalizedMessage } from "../../../src/ingest/ingest.ts";
 import { inbound } from "../../helpers/messages.ts";
 import { answerProblem } from "./envelope.ts";
-import { AUTH, apiService, DM, STRANGER } from "./harness.ts";
+import { AUTH, DM, STRANGER, withApiService } from "./harness.ts";
 import { searchQueryString, WORDS } from "./search-arbitraries.ts";
 import { checkProperty, type FuzzItem, type Outcome, prng } from "./types.ts";
 
@@ -42,8 +42,7 @@ export const searchQueryProperty: FuzzItem = {
     "GET /messages/search with hostile q (FTS5 operators, column filters, quotes, unicode, controls, broken %-escapes, 0–260 characters) and random source, channel_id and limit, over visible, quarantined and deleted messages of the same words",
   held: "always 200 or 400 VALIDATION_FAILED in the envelope, never 5xx; never a quarantined or deleted message",
   async run({ scale, seed }): Promise<Outcome> {
-    const s = await apiService();
-    try {
+    return withApiService({}, async (s) => {
       const seeded = seedMessages(seed);
       const ids = s.svc.ingest({
         source: "device_messenger",
@@ -77,9 +76,7 @@ export const searchQueryProperty: FuzzItem = {
         `answers: ${[...stats].map(([k, n]) => `${k} ×${n}`).join(", ")} (found: messages in a 200)`,
       ];
       return { ...out, notes };
-    } finally {
-      await s.close();
-    }
+    });
   },
 };
 
