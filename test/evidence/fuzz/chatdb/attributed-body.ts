@@ -16,7 +16,19 @@ import { concat, HEADER, ROOT, TO_LENGTH } from "./typedstream-bytes.ts";
 const EVERY_LENGTH_UP_TO = 4096;
 
 /** What the checks of one run share: where failures go, the slowest decode, the seeded random, the scale. */
-type Checks = { fail: (f: string) => void; slowest: { ms: number }; random: () => number; scale: number };
+type Checks = {
+  fail: (f: string) => void;
+  failures: () => string[];
+  slowest: { ms: number };
+  random: () => number;
+  scale: number;
+};
+
+/** The checks' state for one run: its failure log, the slowest decode so far, a random source from `seed`. */
+function newChecks(seed: number, scale: number): Checks {
+  const log = failureLog();
+  return { fail: log.add, failures: log.done, slowest: { ms: 0 }, random: prng(seed), scale };
+}
 
 /** One blob unmodified, (a) truncated and (b) changed; returns the cases tried. */
 function tryBlob(blob: Corpus[number], { fail, slowest, random, scale }: Checks): number {
@@ -104,8 +116,7 @@ export const attributedBody: FuzzItem = {
     "message.attributedBody blobs through the decoder the connector uses: the 41 real blobs of shared/fixtures/typedstream and 6 synthetic encodings (up to 36 KB), each truncated at every length (the two over 4 KiB at about 570 lengths at scale 1) and changed 60 times (a byte set, a bit flipped, bytes inserted, deleted or duplicated, a 0xff run), 1,000 random blobs up to 2 KiB (fast-check; bare, behind a valid header, root or length position, after FF FE), and 20 hostile blobs (length prefixes up to 2^32, float and 8-byte tags, a length field cut off, 10,000 nested roots, 1 MiB of 0x84 or of near-miss class names, a 1 MiB body)",
   held: "never throws, returns a string or null (rowText's path the same, placeholders dropped), no blob over 50 ms, unmodified blobs decode to their expected text, a prefix decodes only once it holds the body's closing 0x86 and then to the full text, changes after that byte never change the result",
   async run({ scale, seed }): Promise<Outcome> {
-    const log = failureLog();
-    const checks: Checks = { fail: log.add, slowest: { ms: 0 }, random: prng(seed), scale };
+    const checks = newChecks(seed, scale);
     let cases = 0;
     const { blobs, real } = blobCorpus();
     const notes: string[] = [];
@@ -114,6 +125,6 @@ export const attributedBody: FuzzItem = {
     cases += tryHostile(checks);
     const property = await tryRandom(checks.slowest, scale, seed);
     notes.push(`slowest decode ${checks.slowest.ms.toFixed(2)} ms`);
-    return merge({ cases, failures: log.done(), notes }, property);
+    return merge({ cases, failures: checks.failures(), notes }, property);
   },
 };

@@ -61,8 +61,12 @@ function writeHistory(
   return historyRows;
 }
 
-/** A chat.db with its history and a service reading it on a clock the rounds move; `stop` removes it all. */
-async function startRun(scale: number, seed: number, fail: (f: string) => void) {
+/**
+ * A chat.db with its history and a service reading it on a clock the rounds move, and the run's failure
+ * log (`fail` adds one, `failures` lists them); `stop` removes it all.
+ */
+async function startRun(scale: number, seed: number) {
+  const log = failureLog();
   const dir = tempDir("gw-fuzz-chatdb-");
   const chatDbPath = join(dir, "Library/Messages/chat.db");
   mkdirSync(join(dir, "Library/Messages"), { recursive: true });
@@ -96,7 +100,8 @@ async function startRun(scale: number, seed: number, fail: (f: string) => void) 
   const store = s.svc.store.db;
   return {
     seed,
-    fail,
+    fail: log.add,
+    failures: log.done,
     dir,
     existing,
     c,
@@ -238,8 +243,7 @@ export const chatDbRows: FuzzItem = {
     "Random batches of 1–8 chat.db rows Messages never writes (Apple's Sequoia schema, raw SQL), each followed by one good row, read by the real iMessage connector of a service wired as gw serve wires it: text NULL/empty/only U+FFFC/lone surrogates/integers/floats/64-bit/blobs/invalid UTF-8/200 KB; attributedBody NULL, random, truncated, header + garbage, text or numbers; dates NULL, 0, negative, ±2^63, ±Inf, ±1e300, text, a blob, seconds, floats, a day ahead, a year back; handle_id 0/NULL/nowhere/garbage id; no chat join, a join to a missing chat, duplicate joins, chats with empty/blob/numeric/20,000-char guids, odd styles and identifiers; attachment joins to missing rows, NULL/blank/relative/`..`/3,000-level/NUL/blob/directory filenames, odd transfer states, hide flags, MIME types and sizes; is_from_me, associated_message_type and item_type out of range or of the wrong type; ROWID jumps up to 2^52 and a last round at 2^53 − 64",
   held: "the good row after every batch reaches GET /messages/unread (the cursor passes every bad row; waits for chat joins and attachments run on the service clock); health is ok after each batch; /messages/unread and /messages/quarantine answer 200 with string ids/texts/channels and RFC 3339 timestamps; a stored bad row's text is its text column or its decoded attributedBody (the text column first when it has visible characters), placeholders dropped; only its own visible attachment rows are re-hosted; no error logged, no unhandled rejection",
   async run({ scale, seed }): Promise<Outcome> {
-    const log = failureLog();
-    const r = await startRun(scale, seed, log.add);
+    const r = await startRun(scale, seed);
     try {
       await runRounds(r, scale);
     } finally {
@@ -248,7 +252,7 @@ export const chatDbRows: FuzzItem = {
     const { counts, c, historyRows } = r;
     return {
       cases: counts.rows,
-      failures: log.done(),
+      failures: r.failures(),
       notes: [
         `${historyRows} bad rows before the start (not imported; the fence's first mark comes from them)`,
         `${counts.rounds} batches on ${c.full ? "the Sequoia schema of shared/fixtures/chatdb" : "the writer's schema subset (shared fixture absent)"}: ${counts.rows} bad rows, ${counts.refused} refused by SQLite's own constraints (a NULL or duplicate GUID), ${counts.stored} stored (${counts.withAttachments} with a re-hosted attachment), the rest skipped as gw skips them`,
