@@ -4,26 +4,19 @@
  * minimal environment; without a converter, or with one that fails, the path of a byte-identical copy and
  * a note saying why.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tinyJpeg } from "../fakes/fake-sips.ts";
-import { attachmentService, cacheDir, decoded, info } from "../helpers/attachment-service.ts";
+import { attachmentsOverMcp, cacheDir, decoded, info } from "../helpers/attachment-service.ts";
 import { heicBytes } from "../helpers/images.ts";
-import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
+import { connectMcp } from "../helpers/mcp-client.ts";
 import { sipsStandIn } from "../helpers/sips.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 // At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
-const s = await attachmentService();
+const { s, gw, stored } = await attachmentsOverMcp({ GW_SIPS_PATH: "/nonexistent/sips" });
 const env: Record<string, string> = s.env;
-const gw: McpHandle = await connectMcp(["--extended"], { ...env, GW_SIPS_PATH: "/nonexistent/sips" });
-const stored = (bytes: Uint8Array, mime: string) => s.stored(bytes, mime);
-
-afterAll(async () => {
-  await closeAll();
-  await s.stop();
-});
 
 describe("HEIC", () => {
   test("converted by sips (the stand-in) to JPEG image content, values in argv, a minimal environment", async () => {

@@ -4,24 +4,17 @@
  * larger images as a byte-identical private local copy; the error envelope for an unknown id; and
  * `attachment_ids` in a channel notification's meta. HEIC: mcp-attachments-heic.test.ts.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { attachmentService, cacheDir, decoded, ids, info } from "../helpers/attachment-service.ts";
+import { attachmentsOverMcp, cacheDir, decoded, ids, info } from "../helpers/attachment-service.ts";
 import { tinyPng } from "../helpers/images.ts";
-import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
+import { connectMcp } from "../helpers/mcp-client.ts";
 import { waitFor } from "../helpers/process.ts";
 import { inbound } from "../helpers/service.ts";
 
 // At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
-const s = await attachmentService();
-const gw: McpHandle = await connectMcp(["--extended"], s.env);
-const stored = (bytes: Uint8Array, mime: string) => s.stored(bytes, mime);
-
-afterAll(async () => {
-  await closeAll();
-  await s.stop();
-});
+const { s, gw, stored } = await attachmentsOverMcp();
 
 describe("images come back as image content", () => {
   test("a PNG: the decoded bytes are the stored file's, and no copy is left behind", async () => {

@@ -2,13 +2,15 @@
  * A real gw service listening on a port, for `get_attachment` tests: `stored` puts bytes in its attachment
  * directory and ingests an allowlisted message carrying them; `env` points `gw mcp` at it. Plus readers of
  * the tool's answer (its JSON item, the decoded image) and where a client's cache lives.
+ * `attachmentsOverMcp` adds a `gw mcp --extended` client on it, both ended after the file's tests.
  */
+import { afterAll } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createIdFactory } from "../../src/core/ids.ts";
 import { systemClock } from "../../src/core/ports.ts";
 import type { StagedAttachment } from "../../src/ingest/ingest.ts";
-import type { McpHandle, ToolResult } from "./mcp-client.ts";
+import { closeAll, connectMcp, type McpHandle, type ToolResult } from "./mcp-client.ts";
 import { freePort } from "./process.ts";
 import { inbound, TOKEN, testService } from "./service.ts";
 
@@ -33,6 +35,20 @@ export async function attachmentService() {
     return a.id;
   };
   return { t, env, staged, stored, stop: async () => void (await t.svc.app.stop(true)) };
+}
+
+/**
+ * attachmentService() and a `gw mcp --extended` client on it (`extra` added to the client's environment);
+ * after the file's tests every MCP client is closed and the service stopped. Call it at module scope.
+ */
+export async function attachmentsOverMcp(extra: Record<string, string> = {}) {
+  const s = await attachmentService();
+  const gw = await connectMcp(["--extended"], { ...s.env, ...extra });
+  afterAll(async () => {
+    await closeAll();
+    await s.stop();
+  });
+  return { s, gw, stored: s.stored };
 }
 
 export const info = (r: ToolResult) => JSON.parse(r.content[0]?.text ?? "{}") as Record<string, unknown>;
