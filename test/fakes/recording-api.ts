@@ -2,13 +2,10 @@
  * A recording stand-in for the gw HTTP API, for `gw mcp` tests: records every request (method, path,
  * query, headers, body) and answers with the status and JSON the test programs.
  */
-export interface Recorded {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  body: unknown;
-}
+import type { RecordedRequest } from "../../src/demo/fake-discord/rest.ts";
+
+/** A request as the fake Discord records one (method, path, query, headers, body), without its time. */
+export type Recorded = Omit<RecordedRequest, "at">;
 
 export function recordingApi(
   answer: (r: Recorded) => { status: number; body: unknown } = () => ({ status: 200, body: {} }),
