@@ -11,6 +11,14 @@ import { AGENT, AUTH, testService } from "../helpers/service.ts";
 const FRIEND_DM = { id: "+15555550100", type: "dm" as const, platformRef: "any;-;+15555550100" };
 const STRANGER = { id: "+15555550199", displayName: "+15555550199" };
 const DISCORD_ANN = "1001";
+/** Ann's message `text` in Discord channel 77 (she is allowlisted there). */
+const fromDiscord = (text: string) =>
+  inbound({
+    source: "community_chat",
+    channel: { id: "community_chat:channel:77", type: "group", platformRef: "77" },
+    sender: { id: DISCORD_ANN, displayName: "ann" },
+    text,
+  });
 
 type Page = { messages: { id: string; text: string; channel_id: string }[]; next_since: string };
 const page = async (res: Promise<Response>) => {
@@ -51,14 +59,7 @@ describe("GET /messages/unread?wait=", () => {
 
     const discord = hold(t, "wait=30&source=community_chat");
     await turns();
-    t.seed([
-      inbound({
-        source: "community_chat",
-        channel: { id: "community_chat:channel:77", type: "group", platformRef: "77" },
-        sender: { id: DISCORD_ANN, displayName: "ann" },
-        text: "hi from discord",
-      }),
-    ]);
+    t.seed([fromDiscord("hi from discord")]);
     expect((await page(discord.answer)).messages.map((m) => m.text)).toEqual(["hi from discord"]);
   });
 
@@ -67,14 +68,7 @@ describe("GET /messages/unread?wait=", () => {
     const held = hold(t, `wait=30&channel_id=${encodeURIComponent(FRIEND_DM.id)}`);
     await turns();
     t.seed([inbound({ sender: STRANGER, channel: { ...FRIEND_DM, id: STRANGER.id }, text: "spam" })]);
-    t.seed([
-      inbound({
-        source: "community_chat",
-        channel: { id: "community_chat:channel:77", type: "group", platformRef: "77" },
-        sender: { id: DISCORD_ANN, displayName: "ann" },
-        text: "another channel",
-      }),
-    ]);
+    t.seed([fromDiscord("another channel")]);
     await turns();
     expect(held.settled()).toBe(false);
     t.seed([inbound({ text: "for this channel" })]);

@@ -84,20 +84,18 @@ describe("reading chat.db", () => {
     const t = await deviceService();
     const first = t.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "real one" });
     t.chat.writer.message({ chatGuid: STRANGER_CHAT, from: STRANGER, text: "buy now" });
-    t.chat.writer.message({
-      chatGuid: FRIEND_CHAT,
-      from: FRIEND,
-      text: "Loved “real one”",
-      associatedMessageType: 2000,
-      associatedMessageGuid: `p:0/${first.guid}`,
-    });
-    t.chat.writer.message({
-      chatGuid: FRIEND_CHAT,
-      from: FRIEND,
-      text: "",
-      associatedMessageType: 3000,
-      associatedMessageGuid: `p:0/${first.guid}`,
-    });
+    // A tapback on the first message (2000: loved), then its removal (3000).
+    for (const [text, associatedMessageType] of [
+      ["Loved “real one”", 2000],
+      ["", 3000],
+    ] as const)
+      t.chat.writer.message({
+        chatGuid: FRIEND_CHAT,
+        from: FRIEND,
+        text,
+        associatedMessageType,
+        associatedMessageGuid: `p:0/${first.guid}`,
+      });
     t.chat.writer.message({ chatGuid: GROUP_CHAT, from: FRIEND, text: "", itemType: 1, groupActionType: 0 });
     t.chat.writer.message({ chatGuid: FRIEND_CHAT, from: FRIEND, text: "" });
     const last = t.chat.writer.message({
