@@ -29,10 +29,10 @@
  * other processes used more than this share of the CPUs is repeated, twice at most), BENCH_KEEP (1 keeps
  * the temp directory, for poking at the database afterwards).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { children } from "../lib/http-server.ts";
+import { startSession } from "../lib/session.ts";
+import { KEEP } from "../lib/settings.ts";
 import { growthPhase } from "./growth.ts";
 import { reportApi } from "./report.ts";
 import { loadAll } from "./runs.ts";
@@ -57,22 +57,9 @@ async function run(dir: string): Promise<void> {
   reportApi({ tTotal, dbPath, seeded, rowsPerAgent, mixes, runs, growth });
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "gw-bench-api-"));
-  const cleanup = () => {
-    for (const c of children) c.kill("SIGKILL");
-    if (process.env.BENCH_KEEP === "1") progress(`kept ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  };
-  process.on("SIGINT", () => {
-    cleanup();
-    process.exit(130);
-  });
-  try {
-    await run(dir);
-  } finally {
-    cleanup();
-  }
+const session = startSession(progress, KEEP);
+try {
+  await run(session.tempDir("gw-bench-api-"));
+} finally {
+  session.cleanup();
 }
-
-await main();

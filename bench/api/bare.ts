@@ -46,6 +46,7 @@ function buildBare(gwPath: string, barePath: string): void {
   db.close();
 }
 
+// Mirrors src/store/messages.ts's row on purpose: the bare baseline shares no gw code.
 type Row = {
   id: string;
   source: string;
@@ -74,6 +75,7 @@ export function serveBare(gwPath: string, barePath: string, port: number, baseUr
   const attachments = db.prepare<Attachment, [string]>(
     "SELECT * FROM attachments WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY message_id, id",
   );
+  // Mirrors gw's envelopeJson (the same bytes) on purpose, written by hand: no gw code here.
   const envelope = (r: Row, atts: Attachment[]) => {
     const head = JSON.stringify({
       id: r.id,

@@ -7,7 +7,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { children, stopServer } from "../lib/http-server.ts";
+import { trackSpawned } from "../lib/child.ts";
+import { stopServer } from "../lib/http-server.ts";
 import { machineProcessMs, waitQuiet } from "../lib/machine.ts";
 import { procCpuMs } from "../lib/proc.ts";
 import { PATH, TOKEN } from "../lib/settings.ts";
@@ -110,13 +111,12 @@ export async function runLoad(port: number, seconds: number, mix: Mix): Promise<
           JSON.stringify({ url, connections: CONNECTIONS, seconds, token: TOKEN, agents: mix.agents }),
         ];
   const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  children.add(proc);
+  trackSpawned(proc);
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
     proc.exited,
   ]);
-  children.delete(proc);
   if (code !== 0) throw new Error(`load generator exited with ${code}: ${err}${out}`);
   const usage = proc.resourceUsage();
   const loadgenCpuMs = usage ? Number(usage.cpuTime.total) / 1000 : null;

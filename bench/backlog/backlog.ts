@@ -21,10 +21,10 @@
  * Prints a table and one JSON line on stdout (with a `summary` list), progress on stderr.
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
-import { freePort, type GwProcess, spawnGw, stopGw, waitForHealth } from "../../test/helpers/process.ts";
+import { freePort, spawnGw, stopGw, waitForHealth } from "../../test/helpers/process.ts";
 import {
   chatDbPathIn,
   FRIEND,
@@ -37,6 +37,7 @@ import {
 import { now } from "../lib/child-protocol.ts";
 import { gwEnv } from "../lib/gw-env.ts";
 import { plainRow, report, type SummaryRow } from "../lib/report.ts";
+import { startSession } from "../lib/session.ts";
 import { intEnv, KEEP, progressLine, TOKEN } from "../lib/settings.ts";
 import { dist } from "../lib/stats.ts";
 
@@ -48,26 +49,18 @@ const GROUP_CHAT = "any;+;chat123456789";
 const progress = progressLine("backlog");
 const startedAt = performance.now();
 
-const dir = mkdtempSync(join(tmpdir(), "gw-bench-backlog-"));
+const session = startSession(progress, KEEP);
+const dir = session.tempDir("gw-bench-backlog-");
 const chatDbPath = chatDbPathIn(dir);
 writeFileSync(join(dir, "allowlist.toml"), GW_ALLOWLIST);
 const port = freePort();
 const env = gwEnv(dir, { GW_BIND_PORT: String(port), GW_LOG_LEVEL: "warn", GW_CHAT_DB_PATH: chatDbPath });
-let gw: GwProcess | null = null;
-const cleanup = () => {
-  gw?.proc.kill("SIGKILL");
-  if (KEEP) progress(`kept ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
-};
-process.on("SIGINT", () => {
-  cleanup();
-  process.exit(130);
-});
 
 const base = `http://127.0.0.1:${port}`;
 const headers = { authorization: `Bearer ${TOKEN}`, "x-agent-id": "bench" };
 const startGw = () => {
-  gw = spawnGw(["serve"], env, { output: "ignore" });
+  const gw = spawnGw(["serve"], env, { output: "ignore" });
+  session.track(gw.proc);
   return gw;
 };
 const health = async () => {
@@ -265,5 +258,5 @@ try {
   });
 } finally {
   writer.close();
-  cleanup();
+  session.cleanup();
 }

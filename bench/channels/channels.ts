@@ -66,7 +66,7 @@ async function run(session: Session): Promise<void> {
   const stats = storeStats(store);
   const plans = pagePlans(store);
   progress("GET /channels over HTTP");
-  const http = await measureHttp(dir, session, store);
+  const http = await measureHttp(dir, store);
   store.close();
   progress("channel-list upkeep cost");
   const upkeep = await measureUpkeep(dbPath, seeded.seeded);

@@ -13,7 +13,6 @@ import type { Store } from "../../src/store/store.ts";
 import type * as Cases from "../lib/http-cases.ts";
 import { get, type Ports, timeCase, timedLine, timeRequests, withServers } from "../lib/http-cases.ts";
 import { waitQuiet } from "../lib/machine.ts";
-import type { Session } from "../lib/session.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 import {
   CASES,
@@ -107,8 +106,8 @@ async function measureConcurrent(ports: Ports, c: Case): Promise<ConcurrentResul
 }
 
 /** Runs both servers on `dir` and measures every case, then the concurrent run; stops the servers. */
-export function measureHttp(dir: string, session: Session, store: Store) {
-  return withServers(dir, session, join(import.meta.dir, "raw.ts"), async (ports) => {
+export function measureHttp(dir: string, store: Store) {
+  return withServers(dir, join(import.meta.dir, "raw.ts"), async (ports) => {
     const cases: CaseResult[] = [];
     for (const c of CASES) cases.push(await measureCase(ports, store, c));
     const concurrent = await measureConcurrent(ports, CASES[0] as Case);

@@ -38,12 +38,9 @@
  * Write-up: bench/discord/results.md. Parts: settings.ts, procs.ts, latency.ts (1),
  * catchup.ts (2), report.ts; the children are gw.ts and raw.ts.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { live } from "../lib/child.ts";
 import { now } from "../lib/child-protocol.ts";
 import { machine as machineInfo, type SummaryRow } from "../lib/report.ts";
+import { startSession } from "../lib/session.ts";
 import { KEEP } from "../lib/settings.ts";
 import { catchupPhase } from "./catchup.ts";
 import { latencyPhase } from "./latency.ts";
@@ -51,21 +48,8 @@ import type { DiscordRun } from "./procs.ts";
 import { type DiscordResults, reportDiscord } from "./report.ts";
 import { PHASES, progress } from "./settings.ts";
 
-const run: DiscordRun = { root: mkdtempSync(join(tmpdir(), "gw-bench-discord-")), fakes: new Set() };
-let cleaned = false;
-function cleanup() {
-  if (cleaned) return;
-  cleaned = true;
-  for (const c of live) c.proc.kill();
-  for (const f of run.fakes) void f.stop();
-  if (KEEP) progress(`kept ${run.root}`);
-  else rmSync(run.root, { recursive: true, force: true });
-}
-for (const sig of ["SIGINT", "SIGTERM"] as const)
-  process.on(sig, () => {
-    cleanup();
-    process.exit(130);
-  });
+const session = startSession(progress, KEEP);
+const run: DiscordRun = { root: session.tempDir("gw-bench-discord-"), fakes: new Set() };
 
 const machine = { ...machineInfo(), load1AtStart: machineInfo().load1 };
 progress(
@@ -87,6 +71,7 @@ try {
     verdicts.push(...v);
   }
 } finally {
-  cleanup();
+  for (const f of run.fakes) void f.stop();
+  session.cleanup();
 }
 reportDiscord(startedAt, machine, Math.round((now() - tMain) / 100) / 10, results, verdicts);

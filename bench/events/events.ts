@@ -42,7 +42,7 @@ async function run(session: Session): Promise<void> {
   // From here on, a connection opened as gw serve opens one.
   const store = openStore(join(dir, "data/gw.db"));
   progress("GET /events over HTTP");
-  const cases = await measureHttp(dir, session, store, seeded.cursors);
+  const cases = await measureHttp(dir, store, seeded.cursors);
   store.close();
   progress("idle CPU of gw serve on a big chat.db");
   const idle = CHATDB_ROWS > 0 ? await measureIdle(session) : null;

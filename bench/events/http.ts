@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { toEvent } from "../../src/store/events.ts";
 import type { Store } from "../../src/store/store.ts";
 import { type CaseResult, get, type Ports, timeCase, timedLine, withServers } from "../lib/http-cases.ts";
-import type { Session } from "../lib/session.ts";
 import {
   AGENT,
   CASES,
@@ -67,8 +66,8 @@ async function measureCase(ports: Ports, store: Store, c: Case, cursors: Cursors
 }
 
 /** Runs both servers on `dir` and measures every case; stops the servers. */
-export function measureHttp(dir: string, session: Session, store: Store, cursors: Cursors) {
-  return withServers(dir, session, join(import.meta.dir, "raw.ts"), async (ports) => {
+export function measureHttp(dir: string, store: Store, cursors: Cursors) {
+  return withServers(dir, join(import.meta.dir, "raw.ts"), async (ports) => {
     const cases: CaseResult[] = [];
     for (const c of CASES) cases.push(await measureCase(ports, store, c, cursors));
     return cases;

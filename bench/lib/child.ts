@@ -17,6 +17,15 @@ export const BARE_BUN = join(import.meta.dir, "bare-bun.ts");
 export type Msg = Record<string, unknown> & { id?: number; recvAt: number };
 
 export const live = new Set<Child>();
+/** Processes started with a bare Bun.spawn (servers, gw serve, load generators) while they run. */
+export const spawned = new Set<Subprocess>();
+
+/** Counts `proc` in `spawned` until it exits, so a cleanup kills it. */
+export function trackSpawned<T extends Subprocess>(proc: T): T {
+  spawned.add(proc);
+  void proc.exited.then(() => spawned.delete(proc));
+  return proc;
+}
 
 export class Child {
   readonly proc: Subprocess<"pipe", "pipe", "pipe">;

@@ -7,7 +7,6 @@
 import { startGwServer, startServer, stopServer } from "./http-server.ts";
 import { waitQuiet } from "./machine.ts";
 import { ratio, textTable } from "./report.ts";
-import type { Session } from "./session.ts";
 import { TOKEN } from "./settings.ts";
 import { type Dist, dist } from "./stats.ts";
 
@@ -30,14 +29,11 @@ export async function get(port: number, path: string, agent: string): Promise<st
 /** gw's server and the raw child `rawScript` on `dir` while `measure` runs; both stopped after. */
 export async function withServers<T>(
   dir: string,
-  session: Session,
   rawScript: string,
   measure: (ports: Ports) => Promise<T>,
 ): Promise<T> {
   const gateway = await startGwServer(dir);
-  session.track(gateway.proc);
   const raw = await startServer(rawScript, "raw", dir);
-  session.track(raw.proc);
   try {
     return await measure({ gw: gateway.port, raw: raw.port });
   } finally {

@@ -2,12 +2,13 @@
  * A benchmark's HTTP servers, each a child process `bun <script> <mode> <work dir> <port>` on a free
  * port, ready once it prints `ready <port>` (lib/child-protocol.ts serverArgs and readyUntilSignal on
  * its side): gw's app as `gw serve` builds it (GW_SERVER, lib/gw-server.ts) or a room's bare baseline.
- * Each gets this run's bearer (BENCH_TOKEN) and, where given, the attachment URL base (BENCH_BASE_URL).
- * `children` holds every process still running, so a benchmark's cleanup can kill them.
+ * Each gets this run's bearer (BENCH_TOKEN) and, where given, the attachment URL base (BENCH_BASE_URL),
+ * and is counted by lib/child.ts trackSpawned, so a session's cleanup kills it.
  */
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort } from "../../test/helpers/process.ts";
+import { trackSpawned } from "./child.ts";
 import { PATH, TOKEN } from "./settings.ts";
 
 /** gw's API on a seeded work dir, as `gw serve` builds it. */
@@ -19,9 +20,6 @@ export interface Server {
   stderr: () => string;
 }
 
-/** Every child process still running (servers, and whatever else a benchmark adds), for the cleanup. */
-export const children = new Set<Subprocess>();
-
 /** Starts `script <mode> <dir> <port>` and waits (at most 30 s) for its ready line. */
 export async function startServer(script: string, mode: string, dir: string, baseUrl = ""): Promise<Server> {
   const port = freePort();
@@ -31,7 +29,7 @@ export async function startServer(script: string, mode: string, dir: string, bas
     stdout: "pipe",
     stderr: "pipe",
   });
-  children.add(proc);
+  trackSpawned(proc);
   let err = "";
   void (async () => {
     const decoder = new TextDecoder();
@@ -64,6 +62,5 @@ export const startGwServer = (dir: string): Promise<Server> => startServer(GW_SE
 export async function stopServer(s: Server): Promise<void> {
   s.proc.kill("SIGTERM");
   const code = await s.proc.exited;
-  children.delete(s.proc);
   if (code !== 0) throw new Error(`server exited with ${code}:\n${s.stderr()}`);
 }

@@ -1,13 +1,14 @@
 /**
- * The lifetime of one benchmark run: its temp dirs and the processes it started (lib/child.ts children
- * and any other subprocess), all removed or stopped by `cleanup()`, which also runs on SIGINT/SIGTERM
- * (exit 130). With `keep` the temp dirs stay and are named on stderr.
+ * The lifetime of one benchmark run: its temp dirs and the processes it started (lib/child.ts children,
+ * and every bare subprocess it tracks or lib/child.ts trackSpawned counts), all removed or stopped by
+ * `cleanup()`, which also runs on SIGINT/SIGTERM (exit 130). With `keep` the temp dirs stay and are
+ * named on stderr.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { live } from "./child.ts";
+import { live, spawned, trackSpawned } from "./child.ts";
 
 export interface Session {
   tempDir(prefix: string): string;
@@ -19,7 +20,6 @@ export interface Session {
 
 export function startSession(progress: (s: string) => void, keep: boolean): Session {
   const dirs = new Set<string>();
-  const procs = new Set<Subprocess>();
   let cleaned = false;
   const s: Session = {
     tempDir(prefix) {
@@ -31,14 +31,13 @@ export function startSession(progress: (s: string) => void, keep: boolean): Sess
       dirs.add(dir);
     },
     track(proc) {
-      procs.add(proc);
-      void proc.exited.then(() => procs.delete(proc));
+      trackSpawned(proc);
     },
     cleanup() {
       if (cleaned) return;
       cleaned = true;
       for (const c of live) c.proc.kill("SIGKILL");
-      for (const p of procs) p.kill("SIGKILL");
+      for (const p of spawned) p.kill("SIGKILL");
       for (const d of dirs) {
         if (keep) progress(`kept ${d}`);
         else rmSync(d, { recursive: true, force: true });

@@ -12,21 +12,22 @@
  * receiver does) and takes the stamp minus the spawn call. Both clocks are this machine's wall clock.
  * Environment: BENCH_SAMPLES (200), BENCH_WARMUP (10). Prints a table and one JSON line on stdout.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
 import { envelopeOf } from "../../test/helpers/envelope.ts";
 import { freePort, spawnGw, waitForHealth } from "../../test/helpers/process.ts";
 import { now } from "../lib/child-protocol.ts";
 import { report } from "../lib/report.ts";
-import { intEnv, SECRET } from "../lib/settings.ts";
+import { startSession } from "../lib/session.ts";
+import { intEnv, KEEP, PATH, progressLine, SECRET, TOKEN } from "../lib/settings.ts";
 import { dist } from "../lib/stats.ts";
 
 const startedAt = performance.now();
 const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
 const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
-const dir = mkdtempSync(join(tmpdir(), "gw-bench-receiver-"));
+const session = startSession(progressLine("receiver"), KEEP);
+const dir = session.tempDir("gw-bench-receiver-");
 const stamps = join(dir, "stamps");
 const agent = join(dir, "agent");
 writeFileSync(agent, `#!/bin/sh\ndate +%s%N >> '${stamps}'\ncat > /dev/null\n`);
@@ -46,9 +47,9 @@ const port = freePort();
 const receiver = spawnGw(
   ["receiver"],
   {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH,
     HOME: dir,
-    GW_BEARER_TOKEN: "bench-token",
+    GW_BEARER_TOKEN: TOKEN,
     GW_WEBHOOK_SECRET: SECRET,
     GW_LOG_DIR: join(dir, "logs"),
     GW_LOG_LEVEL: "warn",
@@ -57,14 +58,7 @@ const receiver = spawnGw(
   },
   { output: "inherit" },
 );
-const cleanup = () => {
-  receiver.proc.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-};
-process.on("SIGINT", () => {
-  cleanup();
-  process.exit(130);
-});
+session.track(receiver.proc);
 
 try {
   await waitForHealth(port, 15_000, 20);
@@ -147,5 +141,5 @@ try {
     ],
   });
 } finally {
-  cleanup();
+  session.cleanup();
 }

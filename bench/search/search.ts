@@ -77,7 +77,7 @@ function migrateCopies(basePath: string, withPath: string, withoutPath: string) 
   return { migrationMs, indexMiB, dbMiB, withIndex, without };
 }
 
-async function run(session: Session, dir: string): Promise<void> {
+async function run(_session: Session, dir: string): Promise<void> {
   const startedAt = performance.now();
   const world = buildWorld();
   const gwDir = join(dir, "gw");
@@ -102,7 +102,6 @@ async function run(session: Session, dir: string): Promise<void> {
   const cases = buildCases(seeded.samples);
   progress(`timing ${cases.length} query cases over HTTP`);
   const server = await startGwServer(gwDir);
-  session.track(server.proc);
   await waitQuiet(30, progress);
   const [, httpLoad] = await withMachineLoad(() => timeHttp(server.port, cases));
   await stopServer(server);

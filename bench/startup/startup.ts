@@ -12,12 +12,12 @@
  * Targets (issue: performance): serve ≤ 100 ms, --version ≤ 50 ms; ([speed] item 4) the binary ≤ hello-world
  * + 10 MB. Environment: BENCH_RUNS (20), BENCH_KEEP (1 keeps the temp dir).
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ASSET_FLAGS, FLAGS, writeAssets } from "../../scripts/build.ts";
 import { report, type SummaryRow } from "../lib/report.ts";
 import { buildBinary, timeServe as timeServeIn } from "../lib/serve-start.ts";
+import { startSession } from "../lib/session.ts";
 import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
 import { type Dist, dist } from "../lib/stats.ts";
 
@@ -27,11 +27,8 @@ const TARGET = { serveMs: 100, versionMs: 50, sizeOverHelloMB: 10 };
 const startedAt = performance.now();
 const progress = progressLine("startup");
 
-const dir = mkdtempSync(join(tmpdir(), "gw-bench-startup-"));
-process.on("SIGINT", () => {
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(130);
-});
+const session = startSession(progress, KEEP);
+const dir = session.tempDir("gw-bench-startup-");
 
 writeFileSync(
   join(dir, "hello-serve.ts"),
@@ -124,6 +121,5 @@ try {
     ],
   });
 } finally {
-  if (KEEP) progress(`kept ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  session.cleanup();
 }

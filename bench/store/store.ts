@@ -12,11 +12,11 @@
  *
  * Environment: BENCH_ROWS (default 1000000), BENCH_ITERS (default 2000 per query), BENCH_WARMUP
  * (default 200), BENCH_MAX_MS (default 5000: per-query time cap, after at least 10 timed runs),
- * BENCH_INGEST_ROWS (default 50000), BENCH_SEED (default 1).
+ * BENCH_INGEST_ROWS (default 50000), BENCH_SEED (default 1), BENCH_KEEP (1 keeps the temp dir).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startSession } from "../lib/session.ts";
+import { KEEP, progressLine } from "../lib/settings.ts";
 import { measureStore } from "./measure.ts";
 import { reportStore } from "./report.ts";
 import { seedStore } from "./seeded.ts";
@@ -30,19 +30,9 @@ function run(path: string): void {
   reportStore(seeded, measured, tTotal);
 }
 
-function main(): void {
-  const dir = mkdtempSync(join(tmpdir(), "gw-bench-"));
-  const path = join(dir, "gw.db");
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  process.on("SIGINT", () => {
-    cleanup();
-    process.exit(130);
-  });
-  try {
-    run(path);
-  } finally {
-    cleanup();
-  }
+const session = startSession(progressLine(""), KEEP);
+try {
+  run(join(session.tempDir("gw-bench-store-"), "gw.db"));
+} finally {
+  session.cleanup();
 }
-
-if (import.meta.main) main();

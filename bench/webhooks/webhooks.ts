@@ -34,10 +34,9 @@
  * Environment: BENCH_SAMPLES (200), BENCH_GAP_MS (20), BENCH_MESSAGES (5000), BENCH_CHANNELS (100),
  * BENCH_BATCH (100), BENCH_ROUNDS (3), BENCH_PROFILE (1), BENCH_KEEP (1 keeps the temp directory).
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
 import { cpuJiffies } from "../lib/machine.ts";
+import { startSession } from "../lib/session.ts";
 import { KEEP } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
 import { type Bench, messageKit, startGateway } from "./gw.ts";
@@ -114,23 +113,10 @@ async function phases(
   return { startedAt, stat0, machine, clock0, clock1, lat, rounds, prof };
 }
 
+const session = startSession(progress, KEEP);
 const sink = await Sink.start(SECRET);
-const dir = mkdtempSync(join(tmpdir(), "gw-bench-webhooks-"));
+const dir = session.tempDir("gw-bench-webhooks-");
 let gw: Awaited<ReturnType<typeof startGateway>> | null = null;
-let cleaned = false;
-async function cleanup(): Promise<void> {
-  if (cleaned) return;
-  cleaned = true;
-  try {
-    await gw?.service.close();
-  } catch {}
-  await sink.stop();
-  if (!KEEP) rmSync(dir, { recursive: true, force: true });
-  else progress(`kept ${dir}`);
-}
-process.on("SIGINT", () => {
-  void cleanup().then(() => process.exit(130));
-});
 
 try {
   gw = await startGateway(dir, sink.url);
@@ -140,5 +126,7 @@ try {
   const startedAt = performance.now();
   reportWebhooks(b, await phases(b, dir, startedAt, stat0));
 } finally {
-  await cleanup();
+  await gw?.service.close().catch(() => {});
+  await sink.stop();
+  session.cleanup();
 }
