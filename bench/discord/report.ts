@@ -4,7 +4,7 @@
  * medians with the gw / raw ratios; then the verdict rows and the JSON line through lib/report.ts.
  */
 
-import { type Machine, report, type SummaryRow } from "../lib/report.ts";
+import { type DistRow, distTable, type Machine, report, type SummaryRow } from "../lib/report.ts";
 import { SEED } from "../lib/settings.ts";
 import type { TailDist as Dist } from "../lib/stats.ts";
 import { r2 } from "../lib/stats.ts";
@@ -17,35 +17,42 @@ export interface DiscordResults {
   catchup?: CatchupResult;
 }
 
-const num = (x: number) => (Number.isFinite(x) ? String(x) : "n/a");
-const row = (label: string, d: Dist, gapTo?: number) =>
-  `  ${label.padEnd(44)}${String(d.n).padStart(5)}${[d.p50, d.p95, d.p99, d.max, d.mean].map((x) => num(x).padStart(9)).join("")}${gapTo === undefined ? "" : `${num(r2(d.p50 - gapTo)).padStart(11)}`}`;
+const COLS = ["n", "p50", "p95", "p99", "max", "mean"] as const;
 
 function latencyLines(lat: LatencyResult): string[] {
-  const base = lat.rawEvent.p50;
+  // Each stamp's p50 next to the raw messageCreate's.
+  const vsRaw = (label: string, d: Dist): DistRow => [label, d, String(r2(d.p50 - lat.rawEvent.p50))];
   return [
     "",
-    `MESSAGE_CREATE posted -> (ms)                   n      p50      p95      p99      max     mean  p50 - raw`,
-    row("raw discord.js: dispatch on client.ws", lat.rawDispatch, base),
-    row("raw discord.js: messageCreate (baseline)", lat.rawEvent, base),
-    ...(lat.rawStored.n > 0 ? [row("raw: + one-row bun:sqlite commit", lat.rawStored, base)] : []),
-    row("gw: dispatch on client.ws (in gw)", lat.gwDispatch, base),
-    row("gw: ingest committed (in gw)", lat.gwCommit, base),
-    row("gw: listed in GET /messages/unread", lat.gwUnread, base),
-    row("gw: signed webhook received at the sink", lat.gwWebhook, base),
+    ...distTable(
+      "MESSAGE_CREATE posted -> (ms)",
+      COLS,
+      [
+        vsRaw("raw discord.js: dispatch on client.ws", lat.rawDispatch),
+        vsRaw("raw discord.js: messageCreate (baseline)", lat.rawEvent),
+        ...(lat.rawStored.n > 0 ? [vsRaw("raw: + one-row bun:sqlite commit", lat.rawStored)] : []),
+        vsRaw("gw: dispatch on client.ws (in gw)", lat.gwDispatch),
+        vsRaw("gw: ingest committed (in gw)", lat.gwCommit),
+        vsRaw("gw: listed in GET /messages/unread", lat.gwUnread),
+        vsRaw("gw: signed webhook received at the sink", lat.gwWebhook),
+      ],
+      { lastHead: "p50 - raw" },
+    ),
     "",
-    "per-sample differences (ms)",
-    row("gw listed - raw messageCreate", lat.pairedUnreadMinusRaw),
-    row("gw commit - gw dispatch (gw's own work)", lat.pairedCommitMinusGwDispatch),
-    row("  gw dispatch -> ingest call (sync + queue)", lat.pairedIngestBeginMinusGwDispatch),
-    row("  ingest call -> transaction returned", lat.pairedCommitMinusIngestBegin),
-    row("raw messageCreate - raw dispatch", lat.pairedRawEventMinusRawDispatch),
-    row("gw dispatch - raw dispatch", lat.pairedGwDispatchMinusRawDispatch),
+    ...distTable("per-sample differences (ms)", COLS, [
+      ["gw listed - raw messageCreate", lat.pairedUnreadMinusRaw],
+      ["gw commit - gw dispatch (gw's own work)", lat.pairedCommitMinusGwDispatch],
+      ["  gw dispatch -> ingest call (sync + queue)", lat.pairedIngestBeginMinusGwDispatch],
+      ["  ingest call -> transaction returned", lat.pairedCommitMinusIngestBegin],
+      ["raw messageCreate - raw dispatch", lat.pairedRawEventMinusRawDispatch],
+      ["gw dispatch - raw dispatch", lat.pairedGwDispatchMinusRawDispatch],
+    ]),
     "",
-    "other",
-    row("fake.message() call (both sockets)", lat.post),
-    row("unread polls per sample", lat.pollsPerSample),
-    row("HTTP round trip, idle unread poll", lat.httpRtt),
+    ...distTable("other", COLS, [
+      ["fake.message() call (both sockets)", lat.post],
+      ["unread polls per sample", lat.pollsPerSample],
+      ["HTTP round trip, idle unread poll", lat.httpRtt],
+    ]),
     `  listed by the first poll: ${lat.firstPollHits}/${lat.gwUnread.n}; gw's session served first: ${lat.gwFirstPerSession}/${lat.gwUnread.n}; webhooks ${lat.webhooks.received}/${lat.webhooks.expected} (dupes ${lat.webhooks.dupes}, bad ${lat.webhooks.badSignatures}); missing ${JSON.stringify(lat.missing)}`,
     `  clock offsets (ms): gw ${lat.offsets.gw?.ms} ± ${lat.offsets.gw?.errMs}, raw ${lat.offsets.raw?.ms} ± ${lat.offsets.raw?.errMs}, sink ${lat.offsets.sink?.ms} ± ${lat.offsets.sink?.errMs}; ${lat.wallS} s`,
   ];

@@ -95,6 +95,29 @@ export function textTable(header: readonly string[], rows: readonly (readonly st
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
 }
 
+type DistKey = "n" | "min" | "p50" | "p90" | "p95" | "p99" | "max" | "mean";
+/** A row of a distribution table: its label, the distribution, and a last cell when the table has one. */
+export type DistRow = readonly [label: string, d: Readonly<Partial<Record<DistKey, number>>>, last?: string];
+
+/**
+ * Distributions as a text table: the title over the labels, one column each of `cols` (n, p50, p99, …;
+ * `format`ted, n/a where a value is not finite) and, with `lastHead`, one more column of each row's own.
+ */
+export function distTable(
+  title: string,
+  cols: readonly DistKey[],
+  rows: readonly DistRow[],
+  o: { lastHead?: string; format?: (x: number) => string } = {},
+): string[] {
+  const format = o.format ?? String;
+  const cell = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? format(x) : "n/a");
+  const last = (r: DistRow) => (o.lastHead === undefined ? [] : [r[2] ?? ""]);
+  return textTable(
+    [title, ...cols, ...(o.lastHead === undefined ? [] : [o.lastHead])],
+    rows.map((r) => [`  ${r[0]}`, ...cols.map((c) => cell(r[1][c])), ...last(r)]),
+  );
+}
+
 /** The verdict lines of a summary, as printed before the JSON line. */
 export function verdictLines(summary: readonly SummaryRow[]): string[] {
   return summary.map((s) => {

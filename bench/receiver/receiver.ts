@@ -18,7 +18,7 @@ import { signedHeaders } from "../../src/webhooks/sign.ts";
 import { envelopeOf } from "../../test/helpers/envelope.ts";
 import { freePort, spawnGw, waitForHealth } from "../../test/helpers/process.ts";
 import { now } from "../lib/child-protocol.ts";
-import { report } from "../lib/report.ts";
+import { distTable, report } from "../lib/report.ts";
 import { startSession } from "../lib/session.ts";
 import { intEnv, KEEP, PATH, progressLine, SECRET, TOKEN } from "../lib/settings.ts";
 import { dist } from "../lib/stats.ts";
@@ -105,8 +105,6 @@ try {
     if (i >= WARMUP) raw.push(lastStamp() - t0);
   }
   const r = { answered: dist(answered), agentStart: dist(started), rawSpawnToStart: dist(raw) };
-  const row = (label: string, d: ReturnType<typeof dist>) =>
-    `  ${label.padEnd(44)} ${String(d.n).padStart(4)} ${[d.p50, d.p90, d.p99, d.max].map((x) => String(x).padStart(8)).join("")}`;
   report({
     bench: "receiver",
     command: "bun run bench receiver",
@@ -133,10 +131,15 @@ try {
     lines: [
       `receiver bench: bun ${Bun.version}, ${SAMPLES} samples`,
       "",
-      "(ms)                                             n      p50     p90     p99     max",
-      row("webhook POST -> 204 received", r.answered),
-      row("webhook POST -> agent's first instruction", r.agentStart),
-      row("raw Bun.spawn -> agent's first instruction", r.rawSpawnToStart),
+      ...distTable(
+        "(ms)",
+        ["n", "p50", "p90", "p99", "max"],
+        [
+          ["webhook POST -> 204 received", r.answered],
+          ["webhook POST -> agent's first instruction", r.agentStart],
+          ["raw Bun.spawn -> agent's first instruction", r.rawSpawnToStart],
+        ],
+      ),
       `  gw's own share of the start (p50): ${(r.agentStart.p50 - r.rawSpawnToStart.p50).toFixed(2)} ms`,
     ],
   });

@@ -15,7 +15,7 @@
 import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ASSET_FLAGS, FLAGS, writeAssets } from "../../scripts/build.ts";
-import { report, type SummaryRow } from "../lib/report.ts";
+import { distTable, report, type SummaryRow } from "../lib/report.ts";
 import { buildBinary, timeServe as timeServeIn } from "../lib/serve-start.ts";
 import { startSession } from "../lib/session.ts";
 import { intEnv, KEEP, progressLine } from "../lib/settings.ts";
@@ -103,7 +103,6 @@ try {
       pass: overHelloMB <= TARGET.sizeOverHelloMB,
     },
   ];
-  const row = (name: string, x: Dist) => `  ${name.padEnd(34)} p50 ${x.p50}  p90 ${x.p90}  max ${x.max} ms`;
   report({
     bench: "startup",
     command: "bun run bench startup",
@@ -112,12 +111,18 @@ try {
     results: { runs: RUNS, ...d, sizesMiB: sizes },
     lines: [
       `startup bench: ${RUNS} runs each`,
-      row("gw serve → /healthz", d.serve),
-      row("gw serve (no --bytecode)", d.serveNoBytecode),
-      row("hello-world Bun.serve", d.serveRaw),
-      row("gw --version", d.version),
-      row("gw --version (no --bytecode)", d.versionNoBytecode),
-      row("hello-world print", d.versionRaw),
+      ...distTable(
+        "(ms)",
+        ["p50", "p90", "max"],
+        [
+          ["gw serve → /healthz", d.serve],
+          ["gw serve (no --bytecode)", d.serveNoBytecode],
+          ["hello-world Bun.serve", d.serveRaw],
+          ["gw --version", d.version],
+          ["gw --version (no --bytecode)", d.versionNoBytecode],
+          ["hello-world print", d.versionRaw],
+        ],
+      ),
     ],
   });
 } finally {

@@ -5,7 +5,7 @@
  * the targets (p50 stored → received, sustained deliveries/s) and the JSON line (lib/report.ts).
  */
 import { cpuJiffies, stealShare } from "../lib/machine.ts";
-import { report, type SummaryRow } from "../lib/report.ts";
+import { distTable, report, type SummaryRow } from "../lib/report.ts";
 import { median, r1, r2 } from "../lib/stats.ts";
 import type { Bench } from "./gw.ts";
 import type { LatencyResult } from "./latency.ts";
@@ -77,22 +77,24 @@ function figures(b: Bench, run: WebhooksRun) {
 
 type Figures = ReturnType<typeof figures>;
 
-const fmt = (x: number, w = 9) => (Number.isFinite(x) ? x.toFixed(2) : "-").padStart(w);
-const line = (name: string, d: Dist) =>
-  `${name.padEnd(44)}${fmt(d.p50)}${fmt(d.p90)}${fmt(d.p99)}${fmt(d.max)}${fmt(d.mean)}`;
-
 function latencyLines(run: WebhooksRun, f: Figures): string[] {
   const { machine, lat } = run;
   return [
     `\nMachine: ${machine.nproc} CPUs (${machine.cpu}), bun ${machine.bun}, ${machine.platform}; CPU steal during the run ${f.steal === null ? "n/a" : `${(f.steal * 100).toFixed(1)} %`}`,
     `\nLatency, ms (${SAMPLES} samples each; cross-process wall clock, offset ${run.clock0.offsetMs.toFixed(3)} ms corrected)`,
-    `${"".padEnd(44)}${"p50".padStart(9)}${"p90".padStart(9)}${"p99".padStart(9)}${"max".padStart(9)}${"mean".padStart(9)}`,
-    line("gw   stored (ingest returned) -> sink", lat.gwFromStored),
-    line("gw   ingest called -> sink", lat.gwFromCall),
-    line("raw  sign + fetch called -> sink", lat.raw),
-    line("  gw ingest call (1 message, commit)", lat.gwIngest),
-    line("  gw stored -> dispatcher calls fetch", lat.gwStoredToFetch),
-    line("  gw fetch called -> sink", lat.gwFetchToArrival),
+    ...distTable(
+      "",
+      ["p50", "p90", "p99", "max", "mean"],
+      [
+        ["gw   stored (ingest returned) -> sink", lat.gwFromStored],
+        ["gw   ingest called -> sink", lat.gwFromCall],
+        ["raw  sign + fetch called -> sink", lat.raw],
+        ["  gw ingest call (1 message, commit)", lat.gwIngest],
+        ["  gw stored -> dispatcher calls fetch", lat.gwStoredToFetch],
+        ["  gw fetch called -> sink", lat.gwFetchToArrival],
+      ],
+      { format: (x) => x.toFixed(2) },
+    ),
     `  body bytes: gw ${lat.gwBytes.toFixed(0)}, raw ${lat.rawBytes.toFixed(0)}`,
   ];
 }
