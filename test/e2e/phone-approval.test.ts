@@ -16,18 +16,16 @@ import {
   PERMISSION_METHOD,
   PERMISSION_REQUEST_METHOD,
 } from "../../src/mcp/permission.ts";
-import { chatDbIn, FRIEND, FRIEND_CHAT, GROUP_CHAT, STRANGER, STRANGER_CHAT } from "../helpers/device.ts";
-import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
 import {
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  spawnGw,
-  standInProgram,
-  waitFor,
-  waitForHealth,
-} from "../helpers/process.ts";
-import { tempDir } from "../helpers/temp.ts";
+  chatDbServeEnv,
+  FRIEND,
+  FRIEND_CHAT,
+  GROUP_CHAT,
+  STRANGER,
+  STRANGER_CHAT,
+} from "../helpers/device.ts";
+import { closeAll, connectMcp, type McpHandle } from "../helpers/mcp-client.ts";
+import { type GwProcess, spawnGw, waitFor, waitForConnectors } from "../helpers/process.ts";
 
 const fake = await startFakeDiscord();
 const ann = fake.user({ username: "ann_user", global_name: "Ann" });
@@ -37,18 +35,18 @@ const general = fake.channel(guild.id, { name: "general" });
 const annDm = fake.dm(ann);
 const samDm = fake.dm(sam);
 
-const dir = tempDir();
-const chat = chatDbIn(dir);
-const port = freePort();
-const serveEnv = isolatedEnv(dir, {
-  GW_BIND_PORT: String(port),
-  GW_CHAT_DB_PATH: chat.path,
-  GW_OSASCRIPT_PATH: standInProgram(dir),
-  GW_STANDIN_CHAT_DB: chat.path,
-  GW_DEVICE_POLL_INTERVAL_MS: "50",
-  GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-  GW_COMMUNITY_API_URL: fake.apiUrl,
-});
+const {
+  chat,
+  port,
+  env: serveEnv,
+} = chatDbServeEnv(
+  {
+    GW_DEVICE_POLL_INTERVAL_MS: "50",
+    GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
+    GW_COMMUNITY_API_URL: fake.apiUrl,
+  },
+  { standIn: true },
+);
 const entry = (source: string, id: string, person: string) =>
   `[[entry]]\nsource = "${source}"\nid = "${id}"\nperson_id = "${person}"\ndisplay_name = "${person}"\n`;
 writeFileSync(
@@ -66,12 +64,7 @@ const auth = { authorization: `Bearer ${serveEnv.GW_BEARER_TOKEN}` };
 let serve: GwProcess;
 async function startServe(): Promise<void> {
   serve = spawnGw(["serve"], serveEnv);
-  await waitFor(async () => {
-    const h = (await waitForHealth(port)) as { connectors: Record<string, { state: string }> };
-    return h.connectors.community_chat?.state === "ok" && h.connectors.device_messenger?.state === "ok"
-      ? h
-      : undefined;
-  }, "both connectors ok");
+  await waitForConnectors(port, { community_chat: "ok", device_messenger: "ok" }, "both connectors ok");
 }
 
 const get = async (path: string, agent = "claude-code") =>

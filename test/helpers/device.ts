@@ -39,9 +39,12 @@ export function chatDbIn(dir: string, release?: ReleaseName) {
   return { path, writer };
 }
 
-/** A temp dir with a Messages-like chat.db and the test allowlist, and the environment of a `gw serve`
- * process reading that chat.db on a free port (for tests that spawn the real command). */
-export function chatDbServeEnv(extra: Record<string, string> = {}) {
+/**
+ * A temp dir with a Messages-like chat.db and the test allowlist, and the environment of a `gw serve`
+ * process reading that chat.db on a free port (for tests that spawn the real command); with `standIn`,
+ * sending through the Messages stand-in program, which writes its rows into that chat.db.
+ */
+export function chatDbServeEnv(extra: Record<string, string> = {}, opts: { standIn?: boolean } = {}) {
   const dir = tempDir();
   const chat = chatDbIn(dir);
   const port = freePort();
@@ -49,6 +52,7 @@ export function chatDbServeEnv(extra: Record<string, string> = {}) {
     GW_BEARER_TOKEN: TOKEN,
     GW_BIND_PORT: String(port),
     GW_CHAT_DB_PATH: chat.path,
+    ...(opts.standIn ? { GW_OSASCRIPT_PATH: standInProgram(dir), GW_STANDIN_CHAT_DB: chat.path } : {}),
     ...extra,
   });
   writeFileSync(env.GW_ALLOWLIST_PATH as string, ALLOWLIST);
