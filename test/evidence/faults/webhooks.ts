@@ -1,3 +1,12 @@
+/**
+ * Webhook targets that fail (spec "Webhook delivery", reliability.md F4/F5), against real `gw serve`
+ * processes and a TCP-level receiver (test/fakes/fault-receiver.ts): one channel per fault, each
+ * message stored through the real ingest before gw starts. 5xx, a 302 (never followed), a hang past
+ * the timeout, a reset mid-body and a cut-off 503 must take exactly 5 attempts and end dead, every 4xx
+ * exactly 1; a refused connection is counted from gw's own log lines; a schedule interrupted by a
+ * SIGTERM restart resumes at its stored time. Gaps are measured from one attempt's end to the next
+ * one's start and compared with GW_WEBHOOK_RETRY_DELAYS_MS ±20 %; every message stays unread.
+ */
 import type { NormalizedMessage } from "../../../src/ingest/ingest.ts";
 import type { DeliveryRow } from "../../../src/store/deliveries.ts";
 import { type FaultReply, faultReceiver } from "../../fakes/fault-receiver.ts";
