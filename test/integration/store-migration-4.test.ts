@@ -3,21 +3,12 @@
  * every row, read mark, attachment and delivery is kept, references stay intact, and the new states
  * (a deleted tombstone, event deliveries) are accepted afterwards.
  */
-import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { openStore } from "../../src/store/store.ts";
-import { tempDir } from "../helpers/temp.ts";
-
-const V3 = MIGRATIONS.slice(0, 3) as string[];
+import { databaseAtVersion, openUpgraded } from "../helpers/old-database.ts";
 
 function databaseOfVersion3(path: string): void {
-  const db = new Database(path, { create: true });
-  for (const [i, sql] of V3.entries()) {
-    db.exec(sql);
-    db.run(`PRAGMA user_version = ${i + 1}`);
-  }
+  const db = databaseAtVersion(path, 3);
   const msg = db.prepare(
     `INSERT INTO messages (id, source, platform_id, channel_id, channel_type, sender_id, sender_name, person_id,
        text, reply_to, message_ts, direction, allowlist_status, raw, created_at)
@@ -35,9 +26,7 @@ function databaseOfVersion3(path: string): void {
 }
 
 test("a version 3 database keeps every row and reference through the rebuild", () => {
-  const path = join(tempDir(), "gw.db");
-  databaseOfVersion3(path);
-  const store = openStore(path);
+  const store = openUpgraded(databaseOfVersion3);
   try {
     const q = (sql: string) => store.db.query(sql).all();
     expect(q("PRAGMA user_version")).toEqual([{ user_version: MIGRATIONS.length }]);

@@ -3,19 +3,11 @@
  * counted from the rows already there (newest visible message, allowed count, each agent's reads), and from
  * then the store's writes keep the counts in step.
  */
-import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { join } from "node:path";
-import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { openStore } from "../../src/store/store.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { databaseAtVersion, openUpgraded } from "../helpers/old-database.ts";
 
 function databaseOfVersion4(path: string): void {
-  const db = new Database(path, { create: true });
-  for (const [i, m] of MIGRATIONS.slice(0, 4).entries()) {
-    db.exec(typeof m === "string" ? m : m.sql);
-    db.run(`PRAGMA user_version = ${i + 1}`);
-  }
+  const db = databaseAtVersion(path, 4);
   const msg = db.prepare(
     `INSERT INTO messages (id, source, platform_id, channel_id, channel_type, sender_id, sender_name, person_id,
        text, reply_to, message_ts, direction, allowlist_status, raw, created_at)
@@ -34,9 +26,7 @@ function databaseOfVersion4(path: string): void {
 }
 
 test("a version 4 database gets its channel list counted from the rows it holds", () => {
-  const path = join(tempDir(), "gw.db");
-  databaseOfVersion4(path);
-  const store = openStore(path);
+  const store = openUpgraded(databaseOfVersion4);
   try {
     const page = (agentId: string) =>
       store.channelList
