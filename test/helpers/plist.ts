@@ -96,6 +96,16 @@ class Reader {
     if (t.trim() !== "") throw new Error(`plist: text between elements: ${JSON.stringify(t)}`);
   }
 
+  /** The children of an open element, up to its end tag `</name>`: `each` reads one; only space between. */
+  children(name: string, each: () => void): void {
+    for (;;) {
+      this.gap();
+      if (this.rest().startsWith(`</${name}>`)) break;
+      each();
+    }
+    this.closeTag(name);
+  }
+
   value(): Plist {
     this.gap();
     const { name, selfClosing } = this.openTag();
@@ -118,38 +128,27 @@ class Reader {
       }
       case "array": {
         const items: Plist[] = [];
-        if (selfClosing) return items;
-        for (;;) {
-          this.gap();
-          if (this.rest().startsWith("</array>")) {
-            this.closeTag("array");
-            return items;
-          }
-          items.push(this.value());
-        }
+        if (!selfClosing) this.children("array", () => items.push(this.value()));
+        return items;
       }
       case "dict": {
         const dict: { [key: string]: Plist } = {};
-        if (selfClosing) return dict;
-        for (;;) {
-          this.gap();
-          if (this.rest().startsWith("</dict>")) {
-            this.closeTag("dict");
-            return dict;
-          }
-          const k = this.openTag();
-          if (k.name !== "key" || k.selfClosing)
-            throw new Error(`plist: expected <key> in a dict, got <${k.name}>`);
-          const key = this.text();
-          this.closeTag("key");
-          if (Object.hasOwn(dict, key)) throw new Error(`plist: duplicate key ${JSON.stringify(key)}`);
-          Object.defineProperty(dict, key, {
-            value: this.value(),
-            enumerable: true,
-            writable: true,
-            configurable: true,
+        if (!selfClosing)
+          this.children("dict", () => {
+            const k = this.openTag();
+            if (k.name !== "key" || k.selfClosing)
+              throw new Error(`plist: expected <key> in a dict, got <${k.name}>`);
+            const key = this.text();
+            this.closeTag("key");
+            if (Object.hasOwn(dict, key)) throw new Error(`plist: duplicate key ${JSON.stringify(key)}`);
+            Object.defineProperty(dict, key, {
+              value: this.value(),
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
           });
-        }
+        return dict;
       }
       default:
         throw new Error(`plist: unsupported element <${name}>`);
