@@ -18,18 +18,18 @@ function chatDb() {
     chatIdentifier: "+15555550100",
     participants: ["+15555550100"],
   });
-  return { path, w };
+  /** A message from +15555550100 in that one-to-one chat. */
+  const say = (
+    text: string,
+    more: Omit<Parameters<typeof w.message>[0], "chatGuid" | "from" | "text"> = {},
+  ) => w.message({ chatGuid: "any;-;+15555550100", from: "+15555550100", text, ...more });
+  return { path, w, say };
 }
 
 test("nanosecond dates above 2^53 and legacy second dates convert to exact milliseconds (chatdb.md §3)", () => {
-  const { path, w } = chatDb();
-  w.message({
-    chatGuid: "any;-;+15555550100",
-    from: "+15555550100",
-    text: "ns",
-    dateNs: 738936000123456789n,
-  });
-  const legacy = w.message({ chatGuid: "any;-;+15555550100", from: "+15555550100", text: "s" });
+  const { path, w, say } = chatDb();
+  say("ns", { dateNs: 738936000123456789n });
+  const legacy = say("s");
   w.db.run("UPDATE message SET date = 738936000 WHERE ROWID = ?1", [legacy.rowid]);
   const rows = openChatDb(path).rowsAfter(0);
   expect(rows.map((r) => r.date_ms)).toEqual([1717243200123, 1717243200000]);
@@ -37,13 +37,8 @@ test("nanosecond dates above 2^53 and legacy second dates convert to exact milli
 });
 
 test("a file without optional columns reads them as NULL; the reader never changes the file", () => {
-  const { path, w } = chatDb();
-  w.message({
-    chatGuid: "any;-;+15555550100",
-    from: "+15555550100",
-    text: "hello",
-    threadOriginatorGuid: null,
-  });
+  const { path, w, say } = chatDb();
+  say("hello", { threadOriginatorGuid: null });
   w.close();
   const raw = new Database(path);
   raw.run("DROP INDEX IF EXISTS message_idx_thread_originator_guid");
