@@ -71,7 +71,10 @@ export function createAllowlistHolder(deps: {
         );
     // One handle per person is the usual case, not a problem: noted at debug level only.
     for (const person of next.singleUsePersons)
-      log.debug({ person_id: person }, "allowlist person_id is used by only one entry (no cross-source link)");
+      log.debug(
+        { person_id: person },
+        "allowlist person_id is used by only one entry (no cross-source link)",
+      );
     log.info({ path, entries: next.entries.length }, "allowlist loaded");
   };
 
