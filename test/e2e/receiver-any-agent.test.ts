@@ -4,32 +4,19 @@
  * gw serve's HTTP API (curl and jq; skipped where they are missing) and marks it read; and a value that is
  * not a JSON array of strings stops `gw receiver` with exit 2, naming the variable and the fix.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
-import {
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  ROOT,
-  spawnGw,
-  waitFor,
-  waitForHealth,
-} from "../helpers/process.ts";
-import { allowAnn } from "../helpers/service.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
+import { killAfterEach } from "../helpers/gw-processes.ts";
+import { ROOT, spawnGw, waitFor } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { chainReady, chainSetup, spawnChain, unreadOfReceiver } from "../helpers/webhook-chain.ts";
 
 const SECRET = "any-agent-secret-0123456789abcdef";
-const fakes: FakeDiscord[] = [];
-const procs: GwProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.proc.kill("SIGKILL");
-    await p.exited;
-  }
-  for (const f of fakes.splice(0)) await f.stop();
-});
+// Killed before the fakes stop (afterEach hooks run in the order they were registered).
+const procs = killAfterEach();
+const discords = fakeDiscords();
 
 /** The first `#!/bin/sh` block of the README's "Any other agent" section, as the README prints it. */
 function readmeExample(): string {
@@ -44,45 +31,19 @@ test.skipIf(!Bun.which("jq") || !Bun.which("curl"))(
   async () => {
     const script = readmeExample();
     expect(script).toStartWith("#!/bin/sh\n");
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann", global_name: "Ann" });
-    const general = fake.channel(fake.guild({ name: "Home" }).id, { name: "general" });
-
+    const { fake, ann, general } = await discords.home();
     const dir = tempDir();
-    mkdirSync(join(dir, "serve"));
     mkdirSync(join(dir, "bin"));
     const agentPath = join(dir, "bin/echo-agent.sh");
     writeFileSync(agentPath, script);
     chmodSync(agentPath, 0o755);
-    const servePort = freePort();
-    const receiverPort = freePort();
-    const serveEnv = isolatedEnv(join(dir, "serve"), {
-      GW_BIND_PORT: String(servePort),
-      GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-      GW_COMMUNITY_API_URL: fake.apiUrl,
-      GW_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/webhook`,
-      GW_WEBHOOK_SECRET: SECRET,
+    const chain = chainSetup(fake, ann.id, SECRET, {
+      dir,
+      receiverEnv: { GW_RECEIVER_AGENT_BIN: agentPath, GW_RECEIVER_AGENT_ARGS: "[]" },
     });
-    writeFileSync(serveEnv.GW_ALLOWLIST_PATH as string, allowAnn(ann.id));
-    const receiverEnv = {
-      HOME: join(dir, "receiver"),
-      GW_BEARER_TOKEN: serveEnv.GW_BEARER_TOKEN as string,
-      GW_WEBHOOK_SECRET: SECRET,
-      GW_LOG_DIR: join(dir, "receiver/logs"),
-      GW_RECEIVER_BIND_PORT: String(receiverPort),
-      GW_RECEIVER_AGENT_BIN: agentPath,
-      GW_RECEIVER_AGENT_ARGS: "[]",
-      GW_BASE_URL: `http://127.0.0.1:${servePort}`,
-    };
-    const serve = spawnGw(["serve"], serveEnv);
-    const receiver = spawnGw(["receiver"], receiverEnv);
+    const { serve, receiver } = spawnChain(chain);
     procs.push(serve, receiver);
-    await waitFor(async () => {
-      const h = (await waitForHealth(servePort)) as { connectors: { community_chat: { state: string } } };
-      return h.connectors.community_chat.state === "ok" ? true : undefined;
-    }, "gw serve connected to Discord");
-    await waitForHealth(receiverPort);
+    await chainReady(chain);
 
     // Shell syntax in the text stays text: it only ever passes through jq into a request body.
     const text = 'hello "there" $(touch pwned) `id`';
@@ -93,10 +54,7 @@ test.skipIf(!Bun.which("jq") || !Bun.which("curl"))(
       () => (receiver.output().stderr.includes("agent run done") ? true : undefined),
       "the run to end",
     );
-    const res = await fetch(`http://127.0.0.1:${servePort}/messages/unread`, {
-      headers: { authorization: `Bearer ${serveEnv.GW_BEARER_TOKEN}`, "x-agent-id": "gw-receiver" },
-    });
-    expect(((await res.json()) as { messages: unknown[] }).messages).toEqual([]);
+    expect(await unreadOfReceiver(chain)).toEqual([]);
 
     receiver.proc.kill("SIGTERM");
     expect(await receiver.exited).toBe(0);

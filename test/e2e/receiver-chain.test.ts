@@ -5,34 +5,20 @@
  * private MCP config): lists unread, replies, marks read — and the reply reaches Discord. Also the
  * receiver's configuration errors and a clean stop on SIGTERM.
  */
-import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { FAKE_BOT_TOKEN, type FakeDiscord, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
-import {
-  ensureBinary,
-  freePort,
-  type GwProcess,
-  isolatedEnv,
-  spawnGw,
-  waitFor,
-  waitForHealth,
-} from "../helpers/process.ts";
-import { type AgentRecord, fakeAgentProgram } from "../helpers/receiver.ts";
-import { allowAnn } from "../helpers/service.ts";
+import { fakeDiscords } from "../helpers/fake-discord.ts";
+import { killAfterEach } from "../helpers/gw-processes.ts";
+import { ensureBinary, spawnGw, waitFor } from "../helpers/process.ts";
+import type { AgentRecord } from "../helpers/receiver.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { chainReady, chainSetup, spawnChain, unreadOfReceiver } from "../helpers/webhook-chain.ts";
 
 const SECRET = "chain-secret-0123456789abcdef";
-const fakes: FakeDiscord[] = [];
-const procs: GwProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.proc.kill("SIGKILL");
-    await p.exited;
-  }
-  for (const f of fakes.splice(0)) await f.stop();
-});
+// Killed before the fakes stop (afterEach hooks run in the order they were registered).
+const procs = killAfterEach();
+const discords = fakeDiscords();
 
 // At module scope, not in beforeAll: a stale bun test timeout may kill what hooks spawned (oven-sh/bun#38774).
 await ensureBinary();
@@ -40,42 +26,12 @@ await ensureBinary();
 test.each([false, true])(
   "gw serve → signed webhook → gw receiver → agent → gw mcp → Discord (compiled: %p)",
   async (binary) => {
-    const fake = await startFakeDiscord();
-    fakes.push(fake);
-    const ann = fake.user({ username: "ann", global_name: "Ann" });
-    const guild = fake.guild({ name: "Home" });
-    const general = fake.channel(guild.id, { name: "general" });
-
-    const dir = tempDir();
-    mkdirSync(join(dir, "serve"));
-    const servePort = freePort();
-    const receiverPort = freePort();
-    const serveEnv = isolatedEnv(join(dir, "serve"), {
-      GW_BIND_PORT: String(servePort),
-      GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-      GW_COMMUNITY_API_URL: fake.apiUrl,
-      GW_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/webhook`,
-      GW_WEBHOOK_SECRET: SECRET,
-    });
-    writeFileSync(serveEnv.GW_ALLOWLIST_PATH as string, allowAnn(ann.id));
-    const agent = fakeAgentProgram(dir);
-    const receiverEnv = {
-      HOME: join(dir, "receiver"),
-      GW_BEARER_TOKEN: serveEnv.GW_BEARER_TOKEN as string,
-      GW_WEBHOOK_SECRET: SECRET,
-      GW_LOG_DIR: join(dir, "receiver/logs"),
-      GW_RECEIVER_BIND_PORT: String(receiverPort),
-      GW_RECEIVER_AGENT_BIN: agent.bin,
-      GW_BASE_URL: `http://127.0.0.1:${servePort}`,
-    };
-    const serve = spawnGw(["serve"], serveEnv, { binary });
-    const receiver = spawnGw(["receiver"], receiverEnv, { binary });
+    const { fake, ann, general } = await discords.home();
+    const chain = chainSetup(fake, ann.id, SECRET);
+    const { agent } = chain;
+    const { serve, receiver } = spawnChain(chain, { binary });
     procs.push(serve, receiver);
-    await waitFor(async () => {
-      const h = (await waitForHealth(servePort)) as { connectors: { community_chat: { state: string } } };
-      return h.connectors.community_chat.state === "ok" ? true : undefined;
-    }, "gw serve connected to Discord");
-    await waitForHealth(receiverPort);
+    await chainReady(chain);
 
     fake.message(general.id, { author: ann, content: "callback please" });
     const tools = await waitFor(
@@ -100,10 +56,7 @@ test.each([false, true])(
     expect(fake.posted[0]?.body.content).toBe("re: callback please");
     if (binary) expect(start.mcpConfig?.mcpServers.gw?.command).toMatch(/dist\/gw$/);
 
-    const res = await fetch(`http://127.0.0.1:${servePort}/messages/unread`, {
-      headers: { authorization: `Bearer ${serveEnv.GW_BEARER_TOKEN}`, "x-agent-id": "gw-receiver" },
-    });
-    expect(((await res.json()) as { messages: unknown[] }).messages).toEqual([]);
+    expect(await unreadOfReceiver(chain)).toEqual([]);
 
     receiver.proc.kill("SIGTERM");
     expect(await receiver.exited).toBe(0);

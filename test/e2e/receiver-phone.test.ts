@@ -8,27 +8,18 @@
  * steer and answer in the chat; the same words from a group, over SMS or from a quarantined sender run.
  */
 import { afterAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rowText } from "../../src/connectors/device-messenger/rows.ts";
 import type { Envelope } from "../../src/core/envelope.ts";
-import { FAKE_BOT_TOKEN, startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
+import { startFakeDiscord } from "../../src/demo/fake-discord/server.ts";
 import { FRESH_NOTE } from "../../src/receiver/agent-command.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
 import { chatDbIn, FRIEND, FRIEND_CHAT, GROUP_CHAT } from "../helpers/device.ts";
 import { envelopeOf } from "../helpers/envelope.ts";
-import { type AgentRecord, fakeAgentProgram } from "../helpers/fake-agent.ts";
-import {
-  freePort,
-  type GwProcess,
-  isAlive,
-  isolatedEnv,
-  spawnGw,
-  standInProgram,
-  waitFor,
-  waitForHealth,
-} from "../helpers/process.ts";
+import type { AgentRecord } from "../helpers/fake-agent.ts";
+import { isAlive, spawnGw, standInProgram, waitFor, waitForHealth } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { chainReady, chainSetup, spawnChain, unreadOfReceiver } from "../helpers/webhook-chain.ts";
 
 const SECRET = "phone-secret-0123456789abcdef";
 const EMOJI = "👀";
@@ -43,56 +34,36 @@ const annDm = fake.dm(ann);
 
 const dir = tempDir();
 const chat = chatDbIn(dir);
-const port = freePort();
-const receiverPort = freePort();
-const serveEnv = isolatedEnv(dir, {
-  GW_BIND_PORT: String(port),
-  GW_CHAT_DB_PATH: chat.path,
-  GW_OSASCRIPT_PATH: standInProgram(dir),
-  GW_STANDIN_CHAT_DB: chat.path,
-  GW_DEVICE_POLL_INTERVAL_MS: "50",
-  GW_COMMUNITY_BOT_TOKEN: FAKE_BOT_TOKEN,
-  GW_COMMUNITY_API_URL: fake.apiUrl,
-  GW_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/webhook`,
-  GW_WEBHOOK_SECRET: SECRET,
-  GW_WEBHOOK_RETRY_DELAYS_MS: "100,200,400,800",
-  // Reactions take the channel's tokens like sends; the burst below needs more than the default 5.
-  GW_RATE_LIMIT_PER_CHANNEL_RPS: "100",
-  GW_RATE_LIMIT_BURST: "100",
-});
 const entry = (source: string, id: string) =>
   `[[entry]]\nsource = "${source}"\nid = "${id}"\nperson_id = "ann"\ndisplay_name = "Ann"\n`;
-// Ann's number is trusted over SMS too: her SMS reaches the receiver, yet is never a command.
-writeFileSync(
-  serveEnv.GW_ALLOWLIST_PATH as string,
-  `${entry("device_messenger", FRIEND)}services = ["iMessage", "SMS"]\n${entry("community_chat", ann.id)}`,
-);
-const agent = fakeAgentProgram(dir);
-const receiverEnv = (extra: Record<string, string> = {}) => ({
-  HOME: join(dir, "receiver"),
-  GW_BEARER_TOKEN: serveEnv.GW_BEARER_TOKEN as string,
-  GW_WEBHOOK_SECRET: SECRET,
-  GW_LOG_DIR: join(dir, "receiver/logs"),
-  GW_RECEIVER_BIND_PORT: String(receiverPort),
-  GW_RECEIVER_AGENT_BIN: agent.bin,
-  GW_RECEIVER_DB_PATH: join(dir, "receiver/receiver.db"),
-  GW_BASE_URL: `http://127.0.0.1:${port}`,
-  GW_RECEIVER_ACK_EMOJI: EMOJI,
-  GW_RECEIVER_BATCH_MS: String(WINDOW_MS),
-  GW_RECEIVER_COMMANDS: "1",
-  ...extra,
+const chain = chainSetup(fake, ann.id, SECRET, {
+  dir,
+  serveEnv: {
+    GW_CHAT_DB_PATH: chat.path,
+    GW_OSASCRIPT_PATH: standInProgram(dir),
+    GW_STANDIN_CHAT_DB: chat.path,
+    GW_DEVICE_POLL_INTERVAL_MS: "50",
+    GW_WEBHOOK_RETRY_DELAYS_MS: "100,200,400,800",
+    // Reactions take the channel's tokens like sends; the burst below needs more than the default 5.
+    GW_RATE_LIMIT_PER_CHANNEL_RPS: "100",
+    GW_RATE_LIMIT_BURST: "100",
+  },
+  // Ann's number is trusted over SMS too: her SMS reaches the receiver, yet is never a command.
+  allowlist: `${entry("device_messenger", FRIEND)}services = ["iMessage", "SMS"]\n${entry("community_chat", ann.id)}`,
+  receiverEnv: {
+    GW_RECEIVER_DB_PATH: join(dir, "receiver/receiver.db"),
+    GW_RECEIVER_ACK_EMOJI: EMOJI,
+    GW_RECEIVER_BATCH_MS: String(WINDOW_MS),
+    GW_RECEIVER_COMMANDS: "1",
+  },
 });
+const { agent, receiverPort } = chain;
 
 // Started at module scope, not in beforeAll (oven-sh/bun#38774, see phone-approval.test.ts).
-const serve: GwProcess = spawnGw(["serve"], serveEnv);
-let receiver: GwProcess = spawnGw(["receiver"], receiverEnv());
-await waitFor(async () => {
-  const h = (await waitForHealth(port)) as { connectors: Record<string, { state: string }> };
-  return h.connectors.community_chat?.state === "ok" && h.connectors.device_messenger?.state === "ok"
-    ? h
-    : undefined;
-}, "both connectors ok");
-await waitForHealth(receiverPort);
+const started = spawnChain(chain);
+const serve = started.serve;
+let receiver = started.receiver;
+await chainReady(chain, { community_chat: "ok", device_messenger: "ok" });
 
 afterAll(async () => {
   for (const p of [receiver, serve]) {
@@ -225,13 +196,9 @@ test("/stop in Ann's DM: the agent and its child gone within 2 s, the queue drop
   expect(texts).not.toContain("/stop");
   // The stopped, dropped and command messages are read for the receiver's agent id: no later run
   // picks them up from list_unread_messages (the fake agent marks nothing read itself).
-  const res = await fetch(
-    `http://127.0.0.1:${port}/messages/unread?limit=100&channel_id=community_chat:dm:${annDm.id}`,
-    {
-      headers: { authorization: `Bearer ${serveEnv.GW_BEARER_TOKEN}`, "x-agent-id": "gw-receiver" },
-    },
-  );
-  const unread = ((await res.json()) as { messages: Envelope[] }).messages.map((m) => m.text);
+  const unread = (
+    await unreadOfReceiver<Envelope>(chain, `limit=100&channel_id=community_chat:dm:${annDm.id}`)
+  ).map((m) => m.text);
   expect(unread).toEqual(["after stop"]);
 }, 20_000);
 
@@ -307,7 +274,7 @@ test("kill -9 mid-run: the reaction stays; the next gw receiver puts it back, ru
   await receiver.exited;
   expect(reactions(hanging.id)).toEqual([[EMOJI, "add"]]);
 
-  receiver = spawnGw(["receiver"], receiverEnv({ GW_RECEIVER_AGENT_TIMEOUT_SECONDS: "1" }));
+  receiver = spawnGw(["receiver"], { ...chain.receiverEnv, GW_RECEIVER_AGENT_TIMEOUT_SECONDS: "1" });
   await waitForHealth(receiverPort);
   expect(await takenBack(hanging.id, "the run again")).toEqual([
     [EMOJI, "add"],

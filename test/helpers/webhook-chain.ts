@@ -1,9 +1,11 @@
 /**
  * The chain users run, for the e2e tests: `gw serve` logged in to a fake Discord with Ann allowlisted,
  * pushing signed webhooks to a `gw receiver` whose agent is the fake agent (test/helpers/fake-agent.ts).
- * `chainSetup` makes the folders, ports, environments and allowlist; `spawnChain` starts both processes
+ * `chainSetup` makes the folders, ports, environments and allowlist (options: the caller's folder, more
+ * serve or receiver environment, e.g. another agent, another allowlist); `spawnChain` starts both processes
  * (the compiled binary with `binary`) and hands them back at once, so the caller can stop them whatever
- * happens next; `chainReady` resolves once serve's Discord connector is ok and the receiver answers.
+ * happens next; `chainReady` resolves once serve's Discord connector (or the connectors named) is ok and
+ * the receiver answers; `unreadOfReceiver` is what serve still holds unread for the receiver's agent id.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,8 +17,19 @@ import { tempDir } from "./temp.ts";
 
 export type Chain = ReturnType<typeof chainSetup>;
 
-export function chainSetup(fake: FakeDiscord, annId: string, secret: string) {
-  const dir = tempDir();
+export interface ChainOptions {
+  /** The folder to build in (one the caller has written to first); a new temporary folder otherwise. */
+  dir?: string;
+  /** Added to gw serve's environment, last. */
+  serveEnv?: Record<string, string>;
+  /** The allowlist's text, instead of Ann's entry. */
+  allowlist?: string;
+  /** Added to gw receiver's environment, last: another agent (GW_RECEIVER_AGENT_BIN, _ARGS), settings. */
+  receiverEnv?: Record<string, string>;
+}
+
+export function chainSetup(fake: FakeDiscord, annId: string, secret: string, opts: ChainOptions = {}) {
+  const dir = opts.dir ?? tempDir();
   mkdirSync(join(dir, "serve"));
   const servePort = freePort();
   const receiverPort = freePort();
@@ -27,8 +40,9 @@ export function chainSetup(fake: FakeDiscord, annId: string, secret: string) {
     GW_COMMUNITY_API_URL: fake.apiUrl,
     GW_WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/webhook`,
     GW_WEBHOOK_SECRET: secret,
+    ...opts.serveEnv,
   });
-  writeFileSync(serveEnv.GW_ALLOWLIST_PATH as string, allowAnn(annId));
+  writeFileSync(serveEnv.GW_ALLOWLIST_PATH as string, opts.allowlist ?? allowAnn(annId));
   const agent = fakeAgentProgram(dir);
   const receiverEnv: Record<string, string> = {
     HOME: join(dir, "receiver"),
@@ -38,6 +52,7 @@ export function chainSetup(fake: FakeDiscord, annId: string, secret: string) {
     GW_RECEIVER_BIND_PORT: String(receiverPort),
     GW_RECEIVER_AGENT_BIN: agent.bin,
     GW_BASE_URL: serveUrl,
+    ...opts.receiverEnv,
   };
   return { dir, servePort, receiverPort, serveUrl, serveEnv, receiverEnv, agent };
 }
@@ -48,7 +63,17 @@ export function spawnChain(chain: Chain, opts: { binary?: boolean } = {}) {
   return { serve, receiver };
 }
 
-export async function chainReady(chain: Chain): Promise<void> {
-  await waitForConnectors(chain.servePort, { community_chat: "ok" }, "gw serve connected to Discord");
+/** Waits for serve's Discord connector (or each of `connectors` in its state) and the receiver. */
+export async function chainReady(chain: Chain, connectors?: Record<string, string>): Promise<void> {
+  if (connectors) await waitForConnectors(chain.servePort, connectors);
+  else await waitForConnectors(chain.servePort, { community_chat: "ok" }, "gw serve connected to Discord");
   await waitForHealth(chain.receiverPort);
+}
+
+/** GET /messages/unread on serve as the receiver's agent id (`query` e.g. "limit=100"): the messages. */
+export async function unreadOfReceiver<T = unknown>(chain: Chain, query = ""): Promise<T[]> {
+  const res = await fetch(`${chain.serveUrl}/messages/unread${query ? `?${query}` : ""}`, {
+    headers: { authorization: `Bearer ${chain.serveEnv.GW_BEARER_TOKEN}`, "x-agent-id": "gw-receiver" },
+  });
+  return ((await res.json()) as { messages: T[] }).messages;
 }
