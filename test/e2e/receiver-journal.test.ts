@@ -7,27 +7,27 @@
  * its -wal and -shm are 0600 in a 0700 folder.
  */
 import { Database } from "bun:sqlite";
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "../../src/core/envelope.ts";
 import { CHECK_CONTEXT } from "../../src/receiver/agent-command.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
-import { freePort, type GwProcess, isAlive, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
-import { type AgentRecord, envelopeOf, fakeAgentProgram } from "../helpers/receiver.ts";
+import { killAfterEach } from "../helpers/gw-processes.ts";
+import { freePort, isAlive, spawnGw, waitFor, waitForHealth } from "../helpers/process.ts";
+import {
+  type AgentRecord,
+  envelopeOf,
+  fakeAgentProgram,
+  hangingAndQueued,
+  RESTART_CHANNELS,
+} from "../helpers/receiver.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const SECRET = "journal-secret-0123456789abcdef";
-const A = "community_chat:channel:1300000000000000001";
-const B = "community_chat:channel:1300000000000000002";
+const { A, B } = RESTART_CHANNELS;
 
-const procs: GwProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.proc.kill("SIGKILL");
-    await p.exited;
-  }
-});
+const procs = killAfterEach();
 
 function world() {
   const dir = tempDir();
@@ -67,17 +67,9 @@ const preambleOf = (r: AgentRecord) => (r.stdin as string).slice(0, (r.stdin as 
 test("kill -9 after the 204s: the next gw receiver runs every accepted delivery, in channel order, once, marked interrupted", async () => {
   const w = world();
   const first = await w.start();
-  const sent = [
-    [A, "hang-once a1"],
-    [A, "a2"],
-    [B, "hang-once b1"],
-    [A, "a3"],
-    [B, "b2"],
-  ] as const;
-  const ids = new Map<string, string>();
+  const { sent, ids } = hangingAndQueued();
   for (const [channel, text] of sent) {
-    const id = crypto.randomUUID();
-    ids.set(text, id);
+    const id = ids.get(text) as string;
     expect((await w.deliver(envelopeOf({ channel_id: channel, text }), id)).status).toBe(204);
   }
   await waitFor(

@@ -2,7 +2,8 @@
  * The webhook receiver built as `gw receiver` builds it (createReceiver with the real spawner), with the
  * fake agent (test/fakes/fake-agent.ts) as GW_RECEIVER_AGENT_BIN, driven through its fetch handler with
  * deliveries signed exactly as gw serve signs them, over a real journal in its folder (reuse the folder
- * to restart on the same journal). Call it inside a test: it stops when the test ends.
+ * to restart on the same journal). Call it inside a test: it stops when the test ends. `hangingAndQueued`
+ * is what the restart tests (in process and as a process) deliver before they stop the receiver.
  */
 import { afterAll } from "bun:test";
 import { join } from "node:path";
@@ -101,4 +102,27 @@ export function receiverUnderTest(
       queued: number;
     };
   return { dir, env, log, receiver, journal, stop, agent, deliver, health, config: loaded.config };
+}
+
+/** The two channels of the restart tests. */
+export const RESTART_CHANNELS = {
+  A: "community_chat:channel:1300000000000000001",
+  B: "community_chat:channel:1300000000000000002",
+};
+
+/**
+ * What the restart tests deliver, in this order: a run that hangs at the head of each channel and jobs
+ * queued behind it ([channel, text]), each with a fresh delivery id (`ids`, by text).
+ */
+export function hangingAndQueued() {
+  const { A, B } = RESTART_CHANNELS;
+  const sent = [
+    [A, "hang-once a1"],
+    [A, "a2"],
+    [B, "hang-once b1"],
+    [A, "a3"],
+    [B, "b2"],
+  ] as const;
+  const ids = new Map<string, string>(sent.map(([, text]) => [text, crypto.randomUUID()]));
+  return { sent, ids };
 }

@@ -13,7 +13,13 @@ import { describe, expect, test } from "bun:test";
 import { CHECK_CONTEXT } from "../../src/receiver/agent-command.ts";
 import { MAX_RUNS } from "../../src/receiver/intake.ts";
 import { waitFor } from "../helpers/process.ts";
-import { type AgentRecord, envelopeOf, receiverUnderTest } from "../helpers/receiver.ts";
+import {
+  type AgentRecord,
+  envelopeOf,
+  hangingAndQueued,
+  RESTART_CHANNELS,
+  receiverUnderTest,
+} from "../helpers/receiver.ts";
 
 const starts = (records: AgentRecord[]) => records.filter((r) => r.event === "start");
 const ends = (records: AgentRecord[]) => records.filter((r) => r.event === "end");
@@ -23,8 +29,7 @@ const preambleOf = (r: AgentRecord) => stdinOf(r).slice(0, stdinOf(r).indexOf("{
 const channelOf = (r: AgentRecord) =>
   JSON.parse(stdinOf(r).slice(stdinOf(r).indexOf("{"))).channel_id as string;
 
-const A = "community_chat:channel:1300000000000000001";
-const B = "community_chat:channel:1300000000000000002";
+const { A, B } = RESTART_CHANNELS;
 
 describe("the 204 and the journal", () => {
   test("every 204 comes with its row already committed: another connection sees it", async () => {
@@ -67,17 +72,9 @@ describe("the 204 and the journal", () => {
 describe("a restart on the same journal", () => {
   test("running and queued jobs of a stopped receiver run once more, in channel order, interrupted, before new ones", async () => {
     const first = receiverUnderTest({ killGraceMs: 100 });
-    const sent = [
-      [A, "hang-once a1"],
-      [A, "a2"],
-      [B, "hang-once b1"],
-      [A, "a3"],
-      [B, "b2"],
-    ] as const;
-    const ids = new Map<string, string>();
+    const { sent, ids } = hangingAndQueued();
     for (const [channel, text] of sent) {
-      const id = crypto.randomUUID();
-      ids.set(text, id);
+      const id = ids.get(text) as string;
       expect(
         (await first.deliver(envelopeOf({ channel_id: channel, text }), { deliveryId: id })).status,
       ).toBe(204);
