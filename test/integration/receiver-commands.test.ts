@@ -46,6 +46,12 @@ const answerTo = (deliveryId: string) =>
       ),
     "the command's answer",
   );
+/** Delivers `text` in Ann's DM under a fresh delivery id; resolves with the answer posted for it. */
+const commandAnswer = async (r: ReturnType<typeof commandReceiver>, text: string) => {
+  const id = crypto.randomUUID();
+  await r.deliver(dm(text), { deliveryId: id });
+  return answerTo(id);
+};
 
 function commandReceiver(env: Record<string, string> = {}) {
   return receiverUnderTest({
@@ -118,9 +124,7 @@ describe("/stop", () => {
 
   test("with nothing running or waiting it says so", async () => {
     const r = commandReceiver();
-    const id = crypto.randomUUID();
-    await r.deliver(dm(" /STOP "), { deliveryId: id });
-    expect((await answerTo(id)).body).toEqual({
+    expect((await commandAnswer(r, " /STOP ")).body).toEqual({
       channel_id: DM,
       text: "gw: nothing was running; nothing was waiting.",
     });
@@ -134,9 +138,7 @@ describe("/status and /new", () => {
     await r.deliver(dm("sleep=800"));
     await waitFor(() => (starts(r.agent.records()).length === 1 ? true : undefined), "the run");
     await r.deliver(dm("waiting"));
-    const id = crypto.randomUUID();
-    await r.deliver(dm("/status"), { deliveryId: id });
-    expect((await answerTo(id)).body).toEqual({
+    expect((await commandAnswer(r, "/status")).body).toEqual({
       channel_id: DM,
       text: expect.stringMatching(/^gw: a run of 1 message is going since [01] s ago; 1 message waits\.$/),
     });
@@ -147,9 +149,7 @@ describe("/status and /new", () => {
   test("/new: the next run's preamble says the conversation starts afresh; the one after does not", async () => {
     const mark = api.requests.length;
     const r = commandReceiver();
-    const id = crypto.randomUUID();
-    await r.deliver(dm("/new"), { deliveryId: id });
-    expect((await answerTo(id)).body).toEqual({
+    expect((await commandAnswer(r, "/new")).body).toEqual({
       channel_id: DM,
       text: "gw: the next run starts a new conversation.",
     });

@@ -20,6 +20,14 @@ const job = (id: string, channelId = "c1", receivedAt = 1_000) => ({
   envelope: JSON.stringify({ id: `msg_${id}`, channel_id: channelId }),
   receivedAt,
 });
+/** A journal in a new file holding two jobs, d1 then d2 (channel c1); its path. */
+const twoJobsInNewFile = () => {
+  const path = join(tempDir(), "receiver.db");
+  const journal = openReceiverJournal(path);
+  journal.add(job("d1"));
+  journal.add(job("d2"));
+  return { path, journal };
+};
 
 describe("the file", () => {
   test("is created 0600 (with -wal and -shm) in a new 0700 folder, in WAL mode", () => {
@@ -86,10 +94,7 @@ describe("jobs", () => {
   });
 
   test("a finished job leaves the unfinished list, keeps only its id (and outcome), and is not started again", () => {
-    const path = join(tempDir(), "receiver.db");
-    const journal = openReceiverJournal(path);
-    journal.add(job("d1"));
-    journal.add(job("d2"));
+    const { path, journal } = twoJobsInNewFile();
     journal.markStarted("d1");
     journal.markFinished("d1", 2_000, "failed");
     journal.markFinished("d1", 3_000, "done");
@@ -108,10 +113,7 @@ describe("jobs", () => {
   });
 
   test("everything survives a reopen, and acceptance order goes on after pruning", () => {
-    const path = join(tempDir(), "receiver.db");
-    const first = openReceiverJournal(path);
-    first.add(job("d1"));
-    first.add(job("d2"));
+    const { path, journal: first } = twoJobsInNewFile();
     first.markStarted("d2");
     first.markFinished("d1", 10, "done");
     first.close();
