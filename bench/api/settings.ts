@@ -3,23 +3,26 @@
  * /messages/unread?limit=20 with this run's bearer), the agents, and the number formatting its lines
  * share. The load generator is wrk when it is on PATH, else bench/api/load.ts (BENCH_LOADGEN decides).
  */
-import { flagEnv, intEnv, progressLine } from "../lib/settings.ts";
+import { commonEnv, flagEnv, intEnv, progressLine } from "../lib/settings.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 100_000, 5_000);
 export const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 32, 1);
 export const THREADS = Math.min(CONNECTIONS, intEnv("BENCH_THREADS", 2, 1));
 export const DURATION_S = intEnv("BENCH_DURATION_S", 20, 1);
 export const WARMUP_S = intEnv("BENCH_WARMUP_S", 3, 0);
-export const ROUNDS = intEnv("BENCH_ROUNDS", 2, 1);
 export const GROWTH = flagEnv("BENCH_GROWTH", true);
 /** A second, supplementary mix: agent-0 (nothing read) only, one round. */
 export const LIGHT = flagEnv("BENCH_LIGHT", true);
 export const GROWTH_SMALL = intEnv("BENCH_GROWTH_SMALL", 10_000, 5_000);
 export const GROWTH_LARGE = intEnv("BENCH_GROWTH_LARGE", 1_000_000, 5_000);
 export const GROWTH_ITERS = intEnv("BENCH_GROWTH_ITERS", 1_000, 10);
-export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 30, 0);
-/** A timed run during which other processes used more than this share of the CPUs is repeated. */
-export const MAX_OTHER = intEnv("BENCH_MAX_OTHER_PCT", 15, 0) / 100;
+/** Rounds of each mix; a timed run during which other processes used more than MAX_OTHER of the CPUs is repeated. */
+export const { ROUNDS, QUIET_WAIT_S, MAX_OTHER_PCT } = commonEnv({
+  ROUNDS: 2,
+  QUIET_WAIT_S: 30,
+  MAX_OTHER_PCT: 15,
+});
+export const MAX_OTHER = MAX_OTHER_PCT / 100;
 /** gw's requests per second relative to the bare server doing the same store calls (issue: performance). */
 export const TARGET_RATIO = 0.85;
 /** [speed] item 2: gw's req/s over the bare server's (bare.ts), and unread at 1,000,000 over 10,000. */

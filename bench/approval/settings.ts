@@ -2,18 +2,18 @@
  * bench/approval/approval.ts's settings (BENCH_ variables, read once at start-up), the run's bearer token, the
  * seeded stream of request ids and gaps, and the stderr progress line.
  */
-import { intEnv, progressLine, SEED } from "../lib/settings.ts";
+import { commonEnv, intEnv, progressLine, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 
 /** Timed samples: one permission request each (its prompt, then its verdict), plus their baselines. */
 export const N = intEnv("BENCH_APPROVAL_N", 200, 1);
 /** Untimed samples first (at least 4 covers both platforms and both answers). */
-export const WARMUP = intEnv("BENCH_WARMUP", 4, 0);
+export const { WARMUP } = commonEnv({ WARMUP: 4 });
 /** Pause between two steps, drawn in [min, max] ms: the owner never answers within the same millisecond. */
 export const GAP_MIN_MS = intEnv("BENCH_GAP_MIN_MS", 100, 0);
 export const GAP_MAX_MS = intEnv("BENCH_GAP_MAX_MS", 250, GAP_MIN_MS);
 /** A sighting not made within this long of its start is stuck. */
-export const STUCK_MS = intEnv("BENCH_STUCK_MS", 10_000, 100);
+export const { STUCK_MS } = commonEnv({ STUCK_MS: 10_000 });
 /** Longest wait for a quiet machine (under 10 % busy over a second) before the timed samples. */
 export const QUIET_S = intEnv("BENCH_QUIET_S", 60, 0);
 /** The chat.db watcher's fallback timer while a prompt row is awaited (ms). */

@@ -4,18 +4,16 @@
  * the one seeded random stream are store/settings.ts's, as its seeding code is reused.
  */
 import type { Source } from "../../src/core/envelope.ts";
-import { intEnv, progressLine } from "../lib/settings.ts";
+import { commonEnv, intEnv, progressLine, ROUTE_CASE_DEFAULTS } from "../lib/settings.ts";
 import type { WorldShape } from "../lib/world.ts";
 
 export const CHANNELS = intEnv("BENCH_CHANNELS", 10_000, 10);
 /** Timed requests (and in-process page calls) per case and target. */
-export const REQUESTS = intEnv("BENCH_REQUESTS", 2_000, 10);
-export const WARMUP = intEnv("BENCH_WARMUP", 200, 0);
+export const { REQUESTS, WARMUP, QUIET_WAIT_S } = commonEnv(ROUTE_CASE_DEFAULTS);
 /** Parallel connections of the concurrent run. */
 export const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 8, 1);
 /** Messages ingested into each copy (with and without the channel-list upkeep, upkeep.ts). */
 export const UPKEEP_ROWS = intEnv("BENCH_UPKEEP_ROWS", 50_000, 1_000);
-export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 10, 0);
 
 /** The budget: GET /channels p99 at 1,000,000 messages in 10,000 channels. */
 export const BUDGET_P99_MS = 10;

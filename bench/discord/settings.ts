@@ -3,12 +3,10 @@
  * and concurrency gw runs with (the raw baseline uses the same), the run's bearer and webhook secret,
  * the seeded stream of the pauses between latency samples, and rounding.
  */
-import { flagEnv, intEnv, listEnv, progressLine, SEED } from "../lib/settings.ts";
+import { commonEnv, flagEnv, intEnv, listEnv, progressLine, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 
-export const SAMPLES = intEnv("BENCH_SAMPLES", 500, 1);
-export const WARMUP = intEnv("BENCH_WARMUP", 20, 0);
-export const STEP_MS = intEnv("BENCH_STEP_MS", 1, 0);
+export const { SAMPLES, WARMUP, STEP_MS } = commonEnv({ SAMPLES: 500, WARMUP: 20, STEP_MS: 1 });
 export const CHANNELS = intEnv("BENCH_CHANNELS", 50, 1);
 export const PER_CHANNEL = intEnv("BENCH_PER_CHANNEL", 200, 1);
 export const RUNS = intEnv("BENCH_CATCHUP_RUNS", 3, 1);

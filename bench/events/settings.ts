@@ -2,22 +2,20 @@
  * bench/events/events.ts's settings (BENCH_ variables, read once at start-up), the issue's budgets, the world
  * seeded (allowed friends and one stranger) and the GET /events cases timed.
  */
-import { intEnv, progressLine } from "../lib/settings.ts";
+import { commonEnv, intEnv, progressLine, ROUTE_CASE_DEFAULTS } from "../lib/settings.ts";
 
 /** Events stored (edits, reactions, deletes), through ingest. */
 export const EVENTS = intEnv("BENCH_EVENTS", 100_000, 1_000);
 /** Messages the events are about, through ingest. */
 export const MESSAGES = intEnv("BENCH_EVENT_MESSAGES", 20_000, 500);
 /** Timed requests per case and target, and untimed ones before them. */
-export const REQUESTS = intEnv("BENCH_REQUESTS", 2_000, 10);
-export const WARMUP = intEnv("BENCH_WARMUP", 200, 0);
-export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 10, 0);
+export const { REQUESTS, WARMUP, QUIET_WAIT_S } = commonEnv(ROUTE_CASE_DEFAULTS);
 /** chat.db rows under `gw serve` for the idle CPU part (0 skips that part). */
 export const CHATDB_ROWS = intEnv("BENCH_CHATDB_ROWS", 100_000, 0);
 /** Rows dated within the last 16 minutes (the edit re-check's range), and how many of them are edited. */
 export const RECENT_ROWS = 300;
 export const EDITED_ROWS = 30;
-export const IDLE_S = intEnv("BENCH_IDLE_S", 60, 1);
+export const { IDLE_S } = commonEnv({ IDLE_S: 60 });
 /** After gw has caught up with chat.db (its CPU quiet), before the window. */
 export const SETTLE_S = intEnv("BENCH_IDLE_SETTLE_S", 20, 0);
 

@@ -2,9 +2,9 @@
  * bench/idle/idle.ts's settings (BENCH_IDLE_ variables, read once at start-up: the window, the settle period,
  * the sampling, strace, pick-ups, which gw variants run), its targets, and the run's bearer and secret.
  */
-import { flagEnv, intEnv, progressLine } from "../lib/settings.ts";
+import { commonEnv, flagEnv, intEnv, progressLine } from "../lib/settings.ts";
 
-export const IDLE_S = intEnv("BENCH_IDLE_S", 60, 1);
+export const { IDLE_S } = commonEnv({ IDLE_S: 60 });
 export const SETTLE_S = intEnv("BENCH_IDLE_SETTLE_S", 30, 0);
 export const SAMPLE_S = intEnv("BENCH_IDLE_SAMPLE_S", 10, 1);
 /** How often every thread's schedstat is read, so threads that live a second or two are counted. */

@@ -13,6 +13,37 @@ export function intEnv(name: string, fallback: number, min: number): number {
   return n;
 }
 
+/**
+ * The BENCH_ variables several benchmarks read, each meaning the same wherever it is read, with the
+ * floor it holds to: timed samples and untimed ones before them, the pause between two steps, how long
+ * a sighting may take before it is stuck, timed requests per case, the longest wait for a quiet
+ * machine, an idle window, the share of the CPUs other processes may use, repeated rounds.
+ */
+const COMMON_FLOORS = {
+  SAMPLES: 1,
+  WARMUP: 0,
+  STEP_MS: 0,
+  STUCK_MS: 100,
+  REQUESTS: 10,
+  QUIET_WAIT_S: 0,
+  IDLE_S: 1,
+  MAX_OTHER_PCT: 0,
+  ROUNDS: 1,
+} as const;
+
+/** A room's common settings with its own defaults: `commonEnv({ SAMPLES: 200, WARMUP: 10 })`. */
+export function commonEnv<K extends keyof typeof COMMON_FLOORS>(
+  defaults: Record<K, number>,
+): Record<K, number> {
+  const values = {} as Record<K, number>;
+  for (const key of Object.keys(defaults) as K[])
+    values[key] = intEnv(`BENCH_${key}`, defaults[key], COMMON_FLOORS[key]);
+  return values;
+}
+
+/** The defaults of a route's cases timed over HTTP (lib/http-cases.ts; channels, events). */
+export const ROUTE_CASE_DEFAULTS = { REQUESTS: 2_000, WARMUP: 200, QUIET_WAIT_S: 10 };
+
 /** 1 on, 0 off. */
 export const flagEnv = (name: string, fallback: boolean): boolean => intEnv(name, fallback ? 1 : 0, 0) === 1;
 

@@ -3,7 +3,7 @@
  * agents' period, the seeded history, gw's per-channel rate limit), the targets of reliability.md §8.1,
  * the text prefixes the audit keys on, and the run's bearer and webhook secret.
  */
-import { intEnv, progressLine } from "../lib/settings.ts";
+import { commonEnv, intEnv, progressLine } from "../lib/settings.ts";
 
 export const DURATION_S = intEnv("BENCH_DURATION_S", 60, 5);
 export const AGENTS = intEnv("BENCH_AGENTS", 20, 1);
@@ -13,9 +13,8 @@ export const API_RPS = intEnv("BENCH_API_RPS", 600, 1);
 export const SEND_RPS = intEnv("BENCH_SEND_RPS", 10, 0);
 export const WARMUP_S = Math.min(intEnv("BENCH_WARMUP_S", 10, 0), DURATION_S - 2);
 export const DRAIN_S = intEnv("BENCH_DRAIN_S", 30, 1);
-export const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 60, 0);
 /** The whole run is repeated (ATTEMPTS in all, at most) while other processes used more of the CPUs. */
-export const MAX_OTHER_PCT = intEnv("BENCH_MAX_OTHER_PCT", 15, 0);
+export const { QUIET_WAIT_S, MAX_OTHER_PCT } = commonEnv({ QUIET_WAIT_S: 60, MAX_OTHER_PCT: 15 });
 export const ATTEMPTS = intEnv("BENCH_ATTEMPTS", 3, 1);
 export const LIMIT = 20;
 export const CONTEXT = 5;

@@ -4,15 +4,17 @@
  * stream the gaps between commits are drawn from.
  */
 import type { SyncMode } from "../lib/chatdb.ts";
-import { intEnv, listEnv, progressLine, SEED } from "../lib/settings.ts";
+import { commonEnv, intEnv, listEnv, progressLine, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 
-export const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
-export const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
+export const { SAMPLES, WARMUP, STEP_MS, STUCK_MS } = commonEnv({
+  SAMPLES: 200,
+  WARMUP: 10,
+  STEP_MS: 1,
+  STUCK_MS: 5000,
+});
 export const GAP_MIN_MS = intEnv("BENCH_GAP_MIN_MS", 50, 0);
 export const GAP_MAX_MS = intEnv("BENCH_GAP_MAX_MS", 400, GAP_MIN_MS);
-export const STEP_MS = intEnv("BENCH_STEP_MS", 1, 0);
-export const STUCK_MS = intEnv("BENCH_STUCK_MS", 5000, 100);
 export const POLL_MS = intEnv("BENCH_POLL_MS", 1000, 10);
 export const POLL_SAMPLES = intEnv("BENCH_POLL_SAMPLES", 120, 1);
 export const POLL_WARMUP = Math.min(WARMUP, 3);

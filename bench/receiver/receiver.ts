@@ -20,12 +20,11 @@ import { freePort, spawnGw, waitForHealth } from "../../test/helpers/process.ts"
 import { now } from "../lib/child-protocol.ts";
 import { distTable, report } from "../lib/report.ts";
 import { startSession } from "../lib/session.ts";
-import { intEnv, KEEP, PATH, progressLine, SECRET, TOKEN } from "../lib/settings.ts";
+import { commonEnv, KEEP, PATH, progressLine, SECRET, TOKEN } from "../lib/settings.ts";
 import { dist } from "../lib/stats.ts";
 
 const startedAt = performance.now();
-const SAMPLES = intEnv("BENCH_SAMPLES", 200, 1);
-const WARMUP = intEnv("BENCH_WARMUP", 10, 0);
+const { SAMPLES, WARMUP } = commonEnv({ SAMPLES: 200, WARMUP: 10 });
 const session = startSession(progressLine("receiver"), KEEP);
 const dir = session.tempDir("gw-bench-receiver-");
 const stamps = join(dir, "stamps");

@@ -3,7 +3,7 @@
  * random stream: the world, the seeding, the ingest rounds and the query picks draw from it in that order,
  * so a run with the same settings stores and asks the same things.
  */
-import { intEnv, progressLine, SEED } from "../lib/settings.ts";
+import { commonEnv, intEnv, progressLine, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 1_000_000, 10_000);
@@ -13,7 +13,7 @@ export const VOCABULARY = intEnv("BENCH_VOCABULARY", 30_000, 1_000);
 export const ZIPF_S = intEnv("BENCH_ZIPF_S100", 100, 1) / 100;
 /** Timed requests per query case (and as many in-process calls). */
 export const QUERIES = intEnv("BENCH_QUERIES", 300, 10);
-export const WARMUP = intEnv("BENCH_WARMUP", 50, 0);
+export const { WARMUP } = commonEnv({ WARMUP: 50 });
 /**
  * Messages ingested per round, per store (with the search index and the channel list, and without
  * either), in INGEST_BATCH batches.

@@ -42,7 +42,7 @@ import { waitQuiet, withMachineLoad } from "../lib/machine.ts";
 import { sampleProc, slope } from "../lib/proc.ts";
 import { commas, report } from "../lib/report.ts";
 import { startSession } from "../lib/session.ts";
-import { flagEnv, intEnv, KEEP, PATH, progressLine, SECRET, SEED } from "../lib/settings.ts";
+import { commonEnv, flagEnv, intEnv, KEEP, PATH, progressLine, SECRET, SEED } from "../lib/settings.ts";
 import { Sink } from "../lib/sink.ts";
 import { dist, median, mulberry32, r1, r2 } from "../lib/stats.ts";
 import { auditStore } from "./audit.ts";
@@ -58,7 +58,7 @@ const PER_CHUNK = Math.max(1, Math.round((500_000 * SCALE) / CHUNKS));
 const PER_SOURCE = PER_CHUNK * CHUNKS;
 const RPS = intEnv("BENCH_SOAK_RPS", 1000, 2);
 const CATCHUP_S = intEnv("BENCH_CATCHUP_S", 120, 1);
-const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT_S", 60, 0);
+const { QUIET_WAIT_S } = commonEnv({ QUIET_WAIT_S: 60 });
 const PROBE = flagEnv("BENCH_SOAK_PROBE", false);
 const GW_ROOT = process.env.BENCH_GW_ROOT || join(import.meta.dir, "../..");
 /** A checkpoint every 5 % of the messages; the first is the baseline. */

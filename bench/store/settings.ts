@@ -3,12 +3,12 @@
  * one seeded random stream: seeding, then the measurement's random picks, draw from it in that order,
  * so a run with the same BENCH_SEED and BENCH_ROWS stores and times the same data.
  */
-import { intEnv, SEED } from "../lib/settings.ts";
+import { commonEnv, intEnv, SEED } from "../lib/settings.ts";
 import { mulberry32 } from "../lib/stats.ts";
 
 export const ROWS = intEnv("BENCH_ROWS", 1_000_000, 2_000);
 export const ITERS = intEnv("BENCH_ITERS", 2_000, 1);
-export const WARMUP = intEnv("BENCH_WARMUP", 200, 0);
+export const { WARMUP } = commonEnv({ WARMUP: 200 });
 export const MAX_MS = intEnv("BENCH_MAX_MS", 5_000, 1);
 export const MIN_ITERS = Math.min(10, ITERS);
 export const INGEST_ROWS = Math.min(ROWS, intEnv("BENCH_INGEST_ROWS", 50_000, 0));

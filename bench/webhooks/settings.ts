@@ -7,7 +7,7 @@
 import type { Source } from "../../src/core/envelope.ts";
 import { MAX_IN_FLIGHT } from "../../src/webhooks/dispatcher.ts";
 import { waitFor } from "../../test/helpers/process.ts";
-import { flagEnv, intEnv, progressLine } from "../lib/settings.ts";
+import { commonEnv, flagEnv, intEnv, progressLine } from "../lib/settings.ts";
 import { type Dist, dist as distOf } from "../lib/stats.ts";
 
 export const SAMPLES = intEnv("BENCH_SAMPLES", 200, 10);
@@ -15,7 +15,7 @@ export const GAP_MS = intEnv("BENCH_GAP_MS", 20, 0);
 export const MESSAGES = intEnv("BENCH_MESSAGES", 5000, 100);
 export const CHANNELS = intEnv("BENCH_CHANNELS", 100, 1);
 export const BATCH = intEnv("BENCH_BATCH", 100, 1);
-export const ROUNDS = intEnv("BENCH_ROUNDS", 3, 1);
+export const { ROUNDS } = commonEnv({ ROUNDS: 3 });
 export const PROFILE = flagEnv("BENCH_PROFILE", true);
 
 export const TARGET_P50_MS = 20;
