@@ -36,6 +36,23 @@ echo "fake systemctl: unexpected call: $*" >&2
 exit 1
 `;
 
+/** The service status gw reads from launchctlPrintRunning(home, …, 4242, "/usr/local/bin/gw"). */
+export function launchdRunningStatus(home: string) {
+  return {
+    manager: "launchd",
+    name: "dev.gw.serve",
+    definitionPath: `${home}/Library/LaunchAgents/dev.gw.serve.plist`,
+    installed: true,
+    loaded: true,
+    running: true,
+    pid: 4242,
+    lastExitCode: null,
+    lastExit: "(never exited)",
+    program: "/usr/local/bin/gw",
+    problem: null,
+  } as const;
+}
+
 /** What `launchctl print gui/<uid>/dev.gw.serve` says about a running job (shape of macOS 14's output). */
 export function launchctlPrintRunning(home: string, uid: number, pid: number, program: string): string {
   return `gui/${uid}/dev.gw.serve = {

@@ -5,16 +5,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { checkRaw, discordRawItems } from "../evidence/fuzz/discord-raw.ts";
-
-const SEED = 20261124;
+import { fuzzTests } from "../helpers/fuzz.ts";
 
 describe("another message's content in raw (scale 1, seed 20261124)", () => {
-  for (const item of discordRawItems)
-    test(item.id, async () => {
-      const out = await item.run({ scale: 1, seed: SEED });
-      expect(out.failures, out.failures.join("\n\n")).toEqual([]);
-      expect(out.cases).toBe(300);
-    });
+  fuzzTests(discordRawItems, 60_000, 300);
 
   test("the check itself sees a canary, lost content and a refused payload", () => {
     const ok = {

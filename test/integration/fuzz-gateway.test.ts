@@ -10,19 +10,11 @@ import type { Envelope } from "../../src/core/envelope.ts";
 import { gatewayItems } from "../evidence/fuzz/gateway.ts";
 import { communityService } from "../helpers/community.ts";
 import { fakeDiscords } from "../helpers/fake-discord.ts";
+import { fuzzTests } from "../helpers/fuzz.ts";
 import { waitFor } from "../helpers/process.ts";
 import { AGENT, allowAnn } from "../helpers/service.ts";
 
-const SEED = 20261124;
-
-describe("malformed gateway frames (scale 1, seed 20261124)", () => {
-  for (const item of gatewayItems)
-    test(item.id, async () => {
-      const out = await item.run({ scale: 1, seed: SEED });
-      expect(out.failures, out.failures.join("\n\n")).toEqual([]);
-      expect(out.cases).toBeGreaterThan(0);
-    }, 60_000);
-});
+describe("malformed gateway frames (scale 1, seed 20261124)", () => fuzzTests(gatewayItems));
 
 describe("regression: frames that ended gw serve or held a channel", () => {
   const discord = fakeDiscords();

@@ -28,6 +28,7 @@ import {
   fakeSystemctl,
   launchctlPrintRunning,
   launchctlPrintStopped,
+  launchdRunningStatus,
 } from "../helpers/service-manager-fakes.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -322,19 +323,7 @@ test("getServiceStatus (for gw doctor) reads the same state, printing nothing", 
   const none = await getServiceStatus(ports);
   expect(none).toMatchObject({ installed: false, loaded: false, running: false, pid: null, problem: null });
   expect((await gw(["install"], { home, path: launchctl.path, platform: "darwin" })).code).toBe(0);
-  expect(await getServiceStatus(ports)).toEqual({
-    manager: "launchd",
-    name: "dev.gw.serve",
-    definitionPath: join(home, "Library/LaunchAgents/dev.gw.serve.plist"),
-    installed: true,
-    loaded: true,
-    running: true,
-    pid: 4242,
-    lastExitCode: null,
-    lastExit: "(never exited)",
-    program: "/usr/local/bin/gw",
-    problem: null,
-  });
+  expect(await getServiceStatus(ports)).toEqual(launchdRunningStatus(home));
   const missing = await getServiceStatus({ ...ports, env: { PATH: tempDir(), HOME: home } });
   expect(missing.problem).toContain("launchctl was not found on PATH");
 });

@@ -9,7 +9,11 @@ import type { StatusReport } from "../../src/service-manager/status-report.ts";
 import { statusJson, statusOk, statusText, verdict } from "../../src/service-manager/status-report.ts";
 import { parseSystemctlShow } from "../../src/service-manager/systemd.ts";
 import { serviceTarget } from "../../src/service-manager/target.ts";
-import { launchctlPrintRunning, launchctlPrintStopped } from "../helpers/service-manager-fakes.ts";
+import {
+  launchctlPrintRunning,
+  launchctlPrintStopped,
+  launchdRunningStatus,
+} from "../helpers/service-manager-fakes.ts";
 
 describe("launchctl print", () => {
   test("a running job: state, pid, last exit, program; nested state lines are not the job's", () => {
@@ -89,19 +93,7 @@ test("service paths per manager", () => {
 
 describe("the verdict", () => {
   const good: StatusReport = {
-    service: {
-      manager: "launchd",
-      name: "dev.gw.serve",
-      definitionPath: "/Users/ann/Library/LaunchAgents/dev.gw.serve.plist",
-      installed: true,
-      loaded: true,
-      running: true,
-      pid: 4242,
-      lastExitCode: null,
-      lastExit: "(never exited)",
-      program: "/usr/local/bin/gw",
-      problem: null,
-    },
+    service: launchdRunningStatus("/Users/ann"),
     health: {
       url: "http://127.0.0.1:8080/healthz",
       answered: true,
