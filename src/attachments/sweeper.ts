@@ -11,6 +11,12 @@ import type { Clock, Logger } from "../core/ports.ts";
 import type { AttachmentStore } from "../store/attachments.ts";
 
 export const SWEEP_INTERVAL_MS = 24 * 60 * 60 * 1000;
+/**
+ * File times come from the kernel's coarse clock, up to a tick behind Date.now() (6.4 ms measured on a
+ * Linux CI machine): a file this process re-hosts in its first instants can carry a time before its
+ * start. Only files older than the start by this much are orphans.
+ */
+export const FILE_CLOCK_SLACK_MS = 2_000;
 const BATCH = 500;
 
 export function createAttachmentSweeper(deps: {
@@ -26,7 +32,7 @@ export function createAttachmentSweeper(deps: {
   /**
    * Orphans: files named like an attachment id that no record names, written before this process started (a
    * kill between re-hosting a file and storing its message leaves one; files this process is writing are
-   * newer, so they are never touched).
+   * newer, FILE_CLOCK_SLACK_MS included, so they are never touched, not even during the start-up catch-up).
    */
   const sweepOrphans = (): number => {
     if (!existsSync(deps.dir)) return 0;
@@ -35,7 +41,7 @@ export function createAttachmentSweeper(deps: {
       if (!ATTACHMENT_ID_RE.test(name) || deps.attachments.get(name)?.file_name === name) continue;
       const path = join(deps.dir, name);
       const stat = statSync(path, { throwIfNoEntry: false });
-      if (!stat?.isFile() || stat.mtimeMs >= startedAtMs) continue;
+      if (!stat?.isFile() || stat.mtimeMs >= startedAtMs - FILE_CLOCK_SLACK_MS) continue;
       rmSync(path, { force: true });
       removed++;
     }
@@ -78,6 +84,8 @@ export function createAttachmentSweeper(deps: {
     }
   };
   return {
+    /** Date.now() when this process's sweeper was made: the line between an orphan and a file being written. */
+    startedAtMs,
     sweepOnce,
     sweepOrphans,
     start(): void {
