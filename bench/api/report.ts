@@ -6,7 +6,6 @@
 import { cpus } from "node:os";
 import { openStore } from "../../src/store/store.ts";
 import { report, type SummaryRow, textTable } from "../lib/report.ts";
-import { PATH } from "../lib/settings.ts";
 import type { Growth } from "./growth.ts";
 import type { Mix, RunResult, Summary } from "./runs.ts";
 import type { Seeded } from "./seed.ts";
@@ -29,6 +28,7 @@ import {
   TARGET_GROWTH,
   TARGET_RATIO,
   THREADS,
+  UNREAD_PATH,
   WARMUP_S,
   WRK,
 } from "./settings.ts";
@@ -123,7 +123,7 @@ function agentLines(run: ApiRun, f: Figures, s: ReturnType<typeof setting>): str
     `gw api benchmark — bun ${Bun.version}, sqlite ${s.sqlite}, ${s.nproc} CPUs (${s.cpu}); load: ${s.loadgen}`,
     `rows ${ROWS} (allowed ${seeded.allowed}, unknown ${seeded.unknown}, outbound ${seeded.outbound}; ` +
       `${seeded.attachments} attachments); ${CHANNELS} channels; db ${(seeded.dbBytes / 2 ** 20).toFixed(0)} MiB; seed ${seeded.seedMs} ms`,
-    `load: GET ${PATH}, ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP_S} s warm-up + ${DURATION_S} s ` +
+    `load: GET ${UNREAD_PATH}, ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP_S} s warm-up + ${DURATION_S} s ` +
       `per run, one server process at a time, ABBA order`,
     "",
     ...textTable(

@@ -11,7 +11,7 @@ import { trackSpawned } from "../lib/child.ts";
 import { stopServer } from "../lib/http-server.ts";
 import { machineProcessMs, waitQuiet } from "../lib/machine.ts";
 import { procCpuMs } from "../lib/proc.ts";
-import { PATH, TOKEN } from "../lib/settings.ts";
+import { TOKEN } from "../lib/settings.ts";
 import { startTarget, type Target } from "./servers.ts";
 import {
   AGENTS,
@@ -25,6 +25,7 @@ import {
   QUIET_WAIT_S,
   ROUNDS,
   THREADS,
+  UNREAD_PATH,
   WARMUP_S,
   WRK,
 } from "./settings.ts";
@@ -94,7 +95,7 @@ function parseWrk(out: string): Omit<Load, "loadgenCpuMs"> {
 }
 
 export async function runLoad(port: number, seconds: number, mix: Mix): Promise<Load> {
-  const url = `http://127.0.0.1:${port}${PATH}`;
+  const url = `http://127.0.0.1:${port}${UNREAD_PATH}`;
   const cmd =
     LOADGEN === "wrk"
       ? [WRK as string, "-t", String(THREADS), "-c", String(CONNECTIONS), "-d", `${seconds}s`].concat([
@@ -196,6 +197,11 @@ export async function loadRun(
       (r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} socket errors` : "") +
       (r.otherCpuShare === null ? "" : `, other processes ${fmt(r.otherCpuShare * 100)}% of the CPUs`),
   );
+  // A rate of refused or broken requests measures nothing: every request must be answered 200.
+  if (r.non2xx + r.errors > 0)
+    throw new Error(
+      `${target} answered ${r.non2xx} non-2xx and ${r.errors} socket errors: no figure from this run`,
+    );
   return r;
 }
 

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { GW_SERVER, type Server, startServer, stopServer } from "../lib/http-server.ts";
 import { TOKEN } from "../lib/settings.ts";
-import { AGENTS, PATH, progress } from "./settings.ts";
+import { AGENTS, progress, UNREAD_PATH } from "./settings.ts";
 
 export type Target = "gateway" | "raw" | "bare";
 
@@ -16,10 +16,11 @@ export const startTarget = (target: Target, dir: string, baseUrl: string): Promi
   startServer(target === "gateway" ? GW_SERVER : join(import.meta.dir, "server.ts"), target, dir, baseUrl);
 
 async function getUnread(port: number, agent: string): Promise<unknown> {
-  const res = await fetch(`http://127.0.0.1:${port}${PATH}`, {
+  const res = await fetch(`http://127.0.0.1:${port}${UNREAD_PATH}`, {
     headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": agent },
   });
-  if (res.status !== 200) throw new Error(`GET ${PATH} as ${agent}: ${res.status} ${await res.text()}`);
+  if (res.status !== 200)
+    throw new Error(`GET ${UNREAD_PATH} as ${agent}: ${res.status} ${await res.text()}`);
   return res.json();
 }
 

@@ -34,7 +34,7 @@ export const LOADGEN: "wrk" | "bun" =
 if (LOADGEN === "wrk" && !WRK) throw new Error("BENCH_LOADGEN=wrk but wrk is not on PATH");
 
 export const LIMIT = 20;
-export const PATH = `/messages/unread?limit=${LIMIT}`;
+export const UNREAD_PATH = `/messages/unread?limit=${LIMIT}`;
 export const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
 /** The agents timed by the growth measurement (present in every seeded database). */
 export const GROWTH_AGENTS = ["agent-0", "agent-2", "agent-3"] as const;
