@@ -7,7 +7,7 @@
  * The chat.db (lib/chatdb.ts, Messages' schema, rows dated as Messages dates them) gets CHATDB_ROWS -
  * RECENT_ROWS rows spread over the 30 days before the last 16 minutes, all in one transaction, and this
  * process keeps it open as Messages would. gw starts on it (a first start begins at chat.db's end), then
- * RECENT_ROWS more rows dated within the last 10 minutes are written (gw stores them) and EDITED_ROWS of
+ * RECENT_ROWS more rows dated within the last 10 minutes are written (waited for until gw holds them) and EDITED_ROWS of
  * them edited (gw's edit re-check, which looks at the rows of the last 16 minutes after every chat.db
  * change, turns each into a message.edited event: waited for on GET /events). Then SETTLE_S, then the
  * IDLE_S window with nothing written. Last, one more edit, and gw's CPU over the 3 s after it (one
@@ -76,6 +76,15 @@ function fill(writer: ReturnType<typeof openBenchChatDb>, n: number, dateMs: (i:
   return rowids;
 }
 
+/** How many of the friend's messages gw holds unread for this agent (GET /channels' unread_count). */
+async function friendUnread(port: number): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${port}/channels`, {
+    headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": "bench-events-idle" },
+  });
+  const body = (await res.json()) as { channels: { channel_id: string; unread_count: number }[] };
+  return body.channels.find((c) => c.channel_id === FRIEND)?.unread_count ?? 0;
+}
+
 async function editEvents(port: number): Promise<number> {
   const res = await fetch(`http://127.0.0.1:${port}/events?limit=100`, {
     headers: { authorization: `Bearer ${TOKEN}`, "x-agent-id": "bench-events-idle" },
@@ -139,6 +148,14 @@ export async function measureIdle(session: Session): Promise<IdleResult> {
       writer,
       RECENT_ROWS,
       (i) => now1 - 10 * MIN + Math.floor((i / RECENT_ROWS) * 10 * MIN),
+    );
+    // Edits of messages gw holds: a row edited before gw first reads it is stored with its edited text
+    // and is no edit event (the race that once left 18 of 30 edits unseen here).
+    await waitWhileRunning(
+      gw,
+      async () => ((await friendUnread(port)) >= recent.length ? true : undefined),
+      `the ${recent.length} recent rows of the friend stored`,
+      60_000,
     );
     for (const rowid of recent.slice(-EDITED_ROWS)) writer.edit(rowid, `row ${rowid}, edited`);
     const edits = await waitWhileRunning(
