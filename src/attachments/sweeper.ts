@@ -14,7 +14,7 @@ export const SWEEP_INTERVAL_MS = 24 * 60 * 60 * 1000;
 /**
  * File times come from the kernel's coarse clock, up to a tick behind Date.now() (6.4 ms measured on a
  * Linux CI machine): a file this process re-hosts in its first instants can carry a time before its
- * start. Only files older than the start by this much are orphans.
+ * start. A file missing from the start's listing is an orphan only when older than the start by this much.
  */
 export const FILE_CLOCK_SLACK_MS = 2_000;
 const BATCH = 500;
@@ -28,20 +28,28 @@ export function createAttachmentSweeper(deps: {
 }) {
   // File times are the file system's wall clock, so this one is too (not the injected Clock).
   const startedAtMs = Date.now();
+  // The directory as this process found it, listed before any connector re-hosts a file (the sweeper is
+  // made while the service is built); released by the first sweep.
+  let atStart: Set<string> | null = new Set(existsSync(deps.dir) ? readdirSync(deps.dir) : []);
 
   /**
-   * Orphans: files named like an attachment id that no record names, written before this process started (a
-   * kill between re-hosting a file and storing its message leaves one; files this process is writing are
-   * newer, FILE_CLOCK_SLACK_MS included, so they are never touched, not even during the start-up catch-up).
+   * Orphans: files named like an attachment id that no record names and that were there before this process
+   * began: in the start's listing, or dated FILE_CLOCK_SLACK_MS before the start (a kill between re-hosting
+   * a file and storing its message leaves one, however soon the restart). Files this process is writing
+   * are in neither, so they are never touched, not even during the start-up catch-up.
    */
   const sweepOrphans = (): number => {
+    const listed = atStart;
+    atStart = null;
     if (!existsSync(deps.dir)) return 0;
     let removed = 0;
     for (const name of readdirSync(deps.dir)) {
       if (!ATTACHMENT_ID_RE.test(name) || deps.attachments.get(name)?.file_name === name) continue;
       const path = join(deps.dir, name);
       const stat = statSync(path, { throwIfNoEntry: false });
-      if (!stat?.isFile() || stat.mtimeMs >= startedAtMs - FILE_CLOCK_SLACK_MS) continue;
+      const before =
+        listed?.has(name) || (stat?.mtimeMs ?? Number.POSITIVE_INFINITY) < startedAtMs - FILE_CLOCK_SLACK_MS;
+      if (!stat?.isFile() || !before) continue;
       rmSync(path, { force: true });
       removed++;
     }

@@ -2,8 +2,14 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createAttachmentSweeper } from "../../src/attachments/sweeper.ts";
 import { createIdFactory } from "../../src/core/ids.ts";
+import { systemClock } from "../../src/core/ports.ts";
+import { openStore } from "../../src/store/store.ts";
+import { recordingLogger } from "../helpers/logger.ts";
+import { manualClock } from "../helpers/messages.ts";
 import { AGENT, AUTH, inbound, testService } from "../helpers/service.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 async function withAttachment(env: Record<string, string> = {}) {
   const t = await testService({ env });
@@ -124,6 +130,32 @@ describe("retention sweeper", () => {
     expect(existsSync(join(dir, orphan))).toBe(false);
     for (const kept of [fresh, copying, other, t.png.id]) expect(existsSync(join(dir, kept))).toBe(true);
     expect(t.log.entries.some((e) => e.msg.startsWith("orphaned attachment files deleted"))).toBe(true);
+  });
+
+  test("an orphan a kill left just before the restart is deleted: it was in the start's listing", () => {
+    const dir = tempDir();
+    const files = join(dir, "attachments");
+    mkdirSync(files);
+    const store = openStore(join(dir, "gw.db"));
+    const ids = createIdFactory(manualClock());
+    const orphan = ids.attachment();
+    writeFileSync(join(files, orphan), "x"); // dated now: well within FILE_CLOCK_SLACK_MS of the start
+    const sweeper = createAttachmentSweeper({
+      attachments: store.attachments,
+      dir: files,
+      retentionDays: 30,
+      clock: systemClock,
+      log: recordingLogger(),
+    });
+    const copying = ids.attachment(); // re-hosted by this process, its record not stored yet
+    writeFileSync(join(files, copying), "y");
+    try {
+      expect(sweeper.sweepOrphans()).toBe(1);
+      expect(existsSync(join(files, orphan))).toBe(false);
+      expect(existsSync(join(files, copying))).toBe(true);
+    } finally {
+      store.close();
+    }
   });
 
   test("runs once right after start-up", async () => {
